@@ -429,7 +429,8 @@ START_TEST(test_literal_defaults_are_the_loaders)
 	 * derives), training
 	 * 11 (micro batch, grad accum, recompute, recompute_layers, attention,
 	 * framework, compile, loss_chunks, optimizer_implementation, moe_dispatcher) and jitter, precision
-	 * 4 (the preset, compute, fp8_lm_head and attention; the byte keys
+	 * 6 (the preset, compute, fp8_lm_head, attention, bf16_first_layers and
+	 * bf16_last_layers; the byte keys
 	 * and fp8_recipe, which training.framework derives, are derived),
 	 * collective 7
 	 * (link, algorithm and the sweep's op, dtype, min_bytes, max_bytes,
@@ -438,8 +439,8 @@ START_TEST(test_literal_defaults_are_the_loaders)
 	 * compute_slowdown are derived), whatif 7 (all of them), checkpoint 5 (format, gather, async, the
 	 * storage bandwidth, step; staging_bandwidth and the restore degrees are derived), loss 4 (mode,
 	 * min_length, token_loss, token_loss_spread), search 4 (tp_across_nodes,
-	 * headroom, objective, top): 102 */
-	ck_assert_uint_eq(checked, 102);
+	 * headroom, objective, top): 104 */
+	ck_assert_uint_eq(checked, 104);
 	free(omitted);
 	free(given);
 }

@@ -1204,6 +1204,93 @@ START_TEST(test_dualpipe_uneven_stages_compute)
 }
 END_TEST
 
+/* precision.bf16_first_layers / bf16_last_layers (Megatron-Core's
+ * first_last_layers_bf16: the layer runs outside the FP8 context,
+ * megatron/core/fp8_utils.py:711-727 at d98e8a64). A BF16 layer under
+ * compute fp8 is the layer of the same run under compute bf16, bit for
+ * bit (its linears at the BF16 level with no casts, its norm writing
+ * BF16, its attention at the BF16 level). On korthikanti-175b at 1F1B
+ * (96 layers on pp 8, 12 a stage; custom rules, no compute slowdown) on
+ * H100s under FP8 current scaling, the first layer in BF16 adds to stage
+ * 0's kernels, over m microbatches, that layer's forward, backward and
+ * recompute difference once each, d = m (dF + dB + dR), and nothing to
+ * any other stage; the last layer adds the same to stage 7's alone. */
+static void bf16_class_compute(const struct dc_step *st, double *first, double *mid, double *last)
+{
+	*first = *mid = *last = -1;
+	for (uint64_t i = 0; i < st->nclasses; i++) {
+		const struct dc_step_class *c = &st->classes[i];
+		if (c->stage_first == 0)
+			*first = c->compute_s;
+		else if (c->stage_last == 7)
+			*last = c->compute_s;
+		else
+			*mid = c->compute_s;
+	}
+}
+
+START_TEST(test_bf16_first_last_layers)
+{
+#define BF16_BASE "cluster.gpu=h100-sxm5-80gb", "training.framework=custom", "overlap.compute_slowdown=0", \
+		  "parallel.virtual_pipeline=1"
+	static const char *const fp8[] = {BF16_BASE, "precision.compute=fp8", "precision.fp8_recipe=current", NULL};
+	static const char *const first[] = {BF16_BASE, "precision.compute=fp8", "precision.fp8_recipe=current",
+					    "precision.bf16_first_layers=1", NULL};
+	static const char *const last[] = {BF16_BASE, "precision.compute=fp8", "precision.fp8_recipe=current",
+					   "precision.bf16_last_layers=1", NULL};
+	static const char *const bf16[] = {BF16_BASE, "precision.compute=bf16", NULL};
+#undef BF16_BASE
+	static struct dc_step a, f, l;
+	struct dc_work_time w8, w16, b16;
+	double a0, a1, a7, f0, f1, f7, l0, l1, l7, m, d;
+	step_with("korthikanti-175b.json", bf16, NULL, &a);
+	b16 = run_res.compute.dense_layer;
+	step_with("korthikanti-175b.json", fp8, NULL, &a);
+	ck_assert_int_eq(run_res.compute.bf16_layers, 0);
+	w8 = run_res.compute.dense_layer;
+	step_with("korthikanti-175b.json", first, NULL, &f);
+	ck_assert_int_eq(run_res.compute.bf16_layers, 1);
+	w16 = run_res.compute.dense_layer_bf16;
+	ck_assert(memcmp(&w16, &b16, sizeof(w16)) == 0);
+	ck_assert(memcmp(&run_res.compute.dense_layer, &w8, sizeof(w8)) == 0);
+	/* BF16 is the slower of the two here: the FP8 GEMMs' gain is larger
+	 * than their casts */
+	ck_assert(w16.fwd_s > w8.fwd_s && w16.bwd_s > w8.bwd_s);
+	m = (double)run_plan.layout.grad_accum_steps;
+	d = m * ((w16.fwd_s - w8.fwd_s) + (w16.bwd_s - w8.bwd_s) + (w16.recompute_s - w8.recompute_s));
+	step_with("korthikanti-175b.json", last, NULL, &l);
+	bf16_class_compute(&a, &a0, &a1, &a7);
+	bf16_class_compute(&f, &f0, &f1, &f7);
+	bf16_class_compute(&l, &l0, &l1, &l7);
+	ck_assert(a0 > 0 && a1 > 0 && a7 > 0);
+	ck_assert_double_eq_tol(f0, a0 + d, 1e-9 * a0);
+	ck_assert_double_eq_tol(f1, a1, 1e-12 * a1);
+	ck_assert_double_eq_tol(f7, a7, 1e-12 * a7);
+	ck_assert_double_eq_tol(l0, a0, 1e-12 * a0);
+	ck_assert_double_eq_tol(l1, a1, 1e-12 * a1);
+	ck_assert_double_eq_tol(l7, a7 + d, 1e-9 * a7);
+	ck_assert(f.time_s > a.time_s);
+	/* interleaved, v 3 (4 layers a chunk): stage 0's chunk 0 holds the
+	 * first layer, stage 7's chunk 2 the last; the same differences */
+	{
+		static const char *const fp8v[] = {"cluster.gpu=h100-sxm5-80gb", "training.framework=custom",
+						   "overlap.compute_slowdown=0", "parallel.virtual_pipeline=3",
+						   "precision.compute=fp8", "precision.fp8_recipe=current", NULL};
+		static const char *const bothv[] = {"cluster.gpu=h100-sxm5-80gb", "training.framework=custom",
+						    "overlap.compute_slowdown=0", "parallel.virtual_pipeline=3",
+						    "precision.compute=fp8", "precision.fp8_recipe=current",
+						    "precision.bf16_first_layers=1", "precision.bf16_last_layers=1", NULL};
+		step_with("korthikanti-175b.json", fp8v, NULL, &a);
+		step_with("korthikanti-175b.json", bothv, NULL, &f);
+		bf16_class_compute(&a, &a0, &a1, &a7);
+		bf16_class_compute(&f, &f0, &f1, &f7);
+		ck_assert_double_eq_tol(f0, a0 + d, 1e-9 * a0);
+		ck_assert_double_eq_tol(f1, a1, 1e-12 * a1);
+		ck_assert_double_eq_tol(f7, a7 + d, 1e-9 * a7);
+	}
+}
+END_TEST
+
 /* The step prices one layer's collectives for one microbatch from the
  * comm result's rows over the layer-microbatches they count: a DualPipe
  * rank's two stages, each run by m / 2 microbatches (deepseek-ai/DualPipe
@@ -3637,6 +3724,7 @@ int main(void)
 	tcase_add_test(tc, test_each_rank_gathers_its_own_parameters);
 	tcase_add_test(tc, test_resums_follow_their_bucket);
 	tcase_add_test(tc, test_dualpipe_uneven_stages_compute);
+	tcase_add_test(tc, test_bf16_first_last_layers);
 	tcase_add_test(tc, test_dp_bucket_overlap);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("configs");

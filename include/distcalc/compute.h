@@ -101,6 +101,12 @@ struct dc_compute {
 	 * method, the attention core under selective, the kind's share under
 	 * op); `head` holds it once a module */
 	struct dc_work_time mtp_layer;
+	/* precision.bf16_first_layers / bf16_last_layers under compute FP8:
+	 * a dense and a MoE layer priced in BF16 (its linears, attention and
+	 * norms as under compute "bf16"; all 0 without such layers). The step
+	 * counts them on the chunks that hold those layers (dc_plan_bf16_in) */
+	int bf16_layers;
+	struct dc_work_time dense_layer_bf16, moe_layer_bf16;
 
 	/* the optimizer step of the ranks of each plan segment
 	 * (plan.h: segment_first), once per step; under parallel.offload the

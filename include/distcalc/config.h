@@ -487,6 +487,10 @@ struct dc_precision {
 	enum dc_compute_precision compute; /* precision.compute, default BF16 */
 	enum dc_fp8_recipe fp8_recipe;     /* precision.fp8_recipe (with compute FP8) */
 	int fp8_lm_head;                   /* precision.fp8_lm_head: the logits GEMM in FP8 too */
+	/* precision.bf16_first_layers, bf16_last_layers: under compute FP8,
+	 * the model's first and last transformer layers that run in BF16
+	 * (Megatron-Core's first_last_layers_bf16) */
+	uint64_t bf16_first_layers, bf16_last_layers;
 	enum dc_attention_precision attention; /* precision.attention */
 };
 

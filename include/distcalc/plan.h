@@ -451,6 +451,41 @@ static inline uint64_t dc_plan_dense_in(const struct dc_plan *p, uint64_t first,
 	return n - dc_params_moe_in(&p->in->model, first, n);
 }
 
+/* Of model layers [first, first + n), those precision.bf16_first_layers
+ * and bf16_last_layers keep in BF16 under compute FP8 (the model's first
+ * N and last M: Megatron-Core's first_last_layers_bf16 by global layer
+ * index, megatron/core/fp8_utils.py:711-727 at d98e8a64): how many, and
+ * of them dense (*dense, dc_plan_dense_in of each end's part). 0 without
+ * compute FP8 or such layers; O(1). */
+static inline uint64_t dc_plan_bf16_in(const struct dc_plan *p, uint64_t first, uint64_t n, uint64_t *dense)
+{
+	const struct dc_precision *pr = &p->in->precision;
+	uint64_t L = p->in->model.num_layers, end = first + n, total = 0;
+	*dense = 0;
+	if (pr->compute != DC_COMPUTE_FP8 || (!pr->bf16_first_layers && !pr->bf16_last_layers) || n == 0)
+		return 0;
+	/* the first N: [0, N) */
+	if (first < pr->bf16_first_layers) {
+		uint64_t hi = end < pr->bf16_first_layers ? end : pr->bf16_first_layers;
+		total += hi - first;
+		*dense += dc_plan_dense_in(p, first, hi - first);
+	}
+	/* the last M: [L - M, L), apart from the first N (the loader keeps
+	 * N + M <= L) */
+	if (pr->bf16_last_layers && pr->bf16_last_layers <= L) {
+		uint64_t lo = L - pr->bf16_last_layers;
+		if (lo < pr->bf16_first_layers)
+			lo = pr->bf16_first_layers;
+		if (lo < first)
+			lo = first;
+		if (lo < end) {
+			total += end - lo;
+			*dense += dc_plan_dense_in(p, lo, end - lo);
+		}
+	}
+	return total;
+}
+
 /* 1 when the plan's model has MoE on every n-th layer (moe_layer_interval
  * > 1, a shaped model): its dense and MoE layers interleave, so which of
  * a range's layers are dense is dc_plan_dense_in's to say, not a prefix */

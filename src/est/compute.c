@@ -191,6 +191,7 @@ struct ctx {
 	const struct prec *cur; /* the format the GEMM being priced runs in */
 	double attn_fwd, attn_bwd; /* the attention core's sustained level, of attn_peak */
 	double attn_peak;       /* BF16 peak, or FP8 under precision.attention "fp8" (forward) */
+	double attn_fwd_bf16;   /* attn_fwd at the BF16 peak (bf16_ctx): attn_fwd but under precision.attention "fp8" */
 	double attn_bwd_peak;   /* the backward's: BF16 */
 	double t;           /* tp */
 	double b, s, h;     /* micro batch, sequence, hidden */
@@ -1540,19 +1541,20 @@ static void attention_levels(const struct dc_config *in, struct ctx *x, struct d
 		b = DC_ATTN_BACKEND_SDPA; /* the loader's default for flash off Blackwell */
 	c->attention_backend = dc_attention_backend_name(b);
 	if (b == DC_ATTN_BACKEND_EAGER) { /* GEMMs and element-wise kernels */
-		x->attn_fwd = x->attn_bwd = 0;
+		x->attn_fwd = x->attn_bwd = x->attn_fwd_bf16 = 0;
 		return;
 	}
 	if (x->e->attn_fwd[b] <= 0) /* no figure (the loader refuses this): FA2's */
 		b = DC_ATTN_BACKEND_SDPA;
 	x->attn_fwd = x->e->attn_fwd[b] * x->e->in_situ;
 	x->attn_bwd = x->e->attn_bwd[b] * x->e->in_situ;
+	x->attn_fwd_bf16 = x->attn_fwd;
 	if (in->precision.attention == DC_ATTN_PRECISION_FP8 && x->e->attn_fp8_fwd > 0)
 		x->attn_fwd = x->e->attn_fp8_fwd * x->e->in_situ;
 	/* measured on the user's GPU (--calibrate-compute), the loader's
 	 * in-situ share already applied (calibrate_compute.h) */
 	if (in->cluster.attention_fwd_efficiency > 0)
-		x->attn_fwd = in->cluster.attention_fwd_efficiency;
+		x->attn_fwd = x->attn_fwd_bf16 = in->cluster.attention_fwd_efficiency;
 	if (in->cluster.attention_bwd_efficiency > 0)
 		x->attn_bwd = in->cluster.attention_bwd_efficiency;
 	c->attention_fwd_efficiency = x->attn_fwd;
@@ -1577,6 +1579,70 @@ static const char *missing_keys(const struct dc_config *in)
 	int no_fp8 = in->precision.compute == DC_COMPUTE_FP8 && in->cluster.peak_flops_fp8 <= 0;
 	int no_bf16 = in->cluster.peak_flops <= 0, no_hbm = in->cluster.hbm_bandwidth <= 0;
 	return names[(no_bf16 ? 4 : 0) + (no_fp8 ? 2 : 0) + (no_hbm ? 1 : 0)];
+}
+
+/* One dense and (with experts) one MoE transformer layer of the context's
+ * format, into *dense_out and *moe_out, with each one's forward FLOPs */
+static void layers(struct ctx *x, const struct dc_compute *c, struct dc_work_time *dense_out,
+		   struct dc_work_time *moe_out, double *dense_flops, double *moe_flops)
+{
+	const struct dc_config *in = x->p->in;
+	const struct dc_model *m = x->m;
+	(void)c;
+	{
+		struct part attn = {0}, dense = {0}, moe_pt = {0};
+		attention(x, &attn);
+		if (m->full_attention_interval) {
+			/* hybrid: the layer is the mean of its kinds (Qwen3-Next: 3 of
+			 * 4 Gated DeltaNet), so L of them give the model's total */
+			struct part lin = {0};
+			double share = (double)dc_params_linear_layers(m) / (double)m->num_layers;
+			gated_deltanet(x, &lin);
+			blend(&attn, &lin, 1.0 - share, share);
+		}
+		uint32_t mods = dc_recompute_modules(in);
+		double nf, before;
+		dense = attn;
+		/* the mlp recompute module reruns the dense MLP with the norm
+		 * fused into its fc1 (Transformer Engine's LayerNormLinear) */
+		nf = norm_residual(x, &dense, m->mlp_bias, 1, 1);
+		before = dense.fwd_mm + dense.fwd_mem;
+		mlp(x, &dense, x->tokens, (double)m->ffn_hidden_size / x->t, 1, 1, 1);
+		if (mods & DC_RCM(DC_RCM_MLP))
+			dense.rc_fwd += nf + dense.fwd_mm + dense.fwd_mem - before;
+		layer_time(x, &dense, dense_out);
+		tp_tiled(x, 1, &dense_out->tp_tiled_fwd_s, &dense_out->tp_tiled_bwd_s);
+		*dense_flops = dense.fwd_flops;
+		if (m->num_experts) {
+			moe_pt = attn;
+			/* a MoE layer's pre-MLP norm stands apart: the layernorm
+			 * recompute module reruns it */
+			nf = norm_residual(x, &moe_pt, 0, 1, 0);
+			if (mods & DC_RCM(DC_RCM_LAYERNORM))
+				moe_pt.rc_fwd += nf;
+			moe(x, &moe_pt);
+			layer_time(x, &moe_pt, moe_out);
+			tp_tiled(x, 0, &moe_out->tp_tiled_fwd_s, &moe_out->tp_tiled_bwd_s);
+			*moe_flops = moe_pt.fwd_flops;
+		}
+	}
+}
+
+/* The context of a layer kept in BF16 under compute FP8
+ * (precision.bf16_first_layers and bf16_last_layers; Megatron-Core runs
+ * it outside the FP8 context, megatron/core/fp8_utils.py:711-727 and
+ * :848-850 at d98e8a64): its linears at the BF16 level, no casts, its
+ * norm writing BF16 (no Transformer Engine norm quantizing), its
+ * sequence-parallel gathers BF16, its attention at the backend's BF16
+ * level even under precision.attention "fp8" */
+static void bf16_ctx(const struct ctx *x, struct ctx *xb)
+{
+	*xb = *x;
+	xb->lin = xb->cur = &xb->bf16;
+	xb->fp8_gather = 0;
+	xb->te_norm = 0;
+	xb->attn_peak = xb->bf16.peak;
+	xb->attn_fwd = x->attn_fwd_bf16;
 }
 
 int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char **error)
@@ -1680,42 +1746,13 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 	x.eager_rmsnorm = x.titan_eager && m->norm == DC_NORM_RMSNORM;
 	x.s_k = flash_keys(m, x.s);
 
-	{
-		struct part attn = {0}, dense = {0}, moe_pt = {0};
-		attention(&x, &attn);
-		if (m->full_attention_interval) {
-			/* hybrid: the layer is the mean of its kinds (Qwen3-Next: 3 of
-			 * 4 Gated DeltaNet), so L of them give the model's total */
-			struct part lin = {0};
-			double share = (double)dc_params_linear_layers(m) / (double)m->num_layers;
-			gated_deltanet(&x, &lin);
-			blend(&attn, &lin, 1.0 - share, share);
-		}
-		uint32_t mods = dc_recompute_modules(in);
-		double nf, before;
-		dense = attn;
-		/* the mlp recompute module reruns the dense MLP with the norm
-		 * fused into its fc1 (Transformer Engine's LayerNormLinear) */
-		nf = norm_residual(&x, &dense, m->mlp_bias, 1, 1);
-		before = dense.fwd_mm + dense.fwd_mem;
-		mlp(&x, &dense, x.tokens, (double)m->ffn_hidden_size / x.t, 1, 1, 1);
-		if (mods & DC_RCM(DC_RCM_MLP))
-			dense.rc_fwd += nf + dense.fwd_mm + dense.fwd_mem - before;
-		layer_time(&x, &dense, &c->dense_layer);
-		tp_tiled(&x, 1, &c->dense_layer.tp_tiled_fwd_s, &c->dense_layer.tp_tiled_bwd_s);
-		c->dense_layer_fwd_flops = dense.fwd_flops;
-		if (m->num_experts) {
-			moe_pt = attn;
-			/* a MoE layer's pre-MLP norm stands apart: the layernorm
-			 * recompute module reruns it */
-			nf = norm_residual(&x, &moe_pt, 0, 1, 0);
-			if (mods & DC_RCM(DC_RCM_LAYERNORM))
-				moe_pt.rc_fwd += nf;
-			moe(&x, &moe_pt);
-			layer_time(&x, &moe_pt, &c->moe_layer);
-			tp_tiled(&x, 0, &c->moe_layer.tp_tiled_fwd_s, &c->moe_layer.tp_tiled_bwd_s);
-			c->moe_layer_fwd_flops = moe_pt.fwd_flops;
-		}
+	layers(&x, c, &c->dense_layer, &c->moe_layer, &c->dense_layer_fwd_flops, &c->moe_layer_fwd_flops);
+	if (in->precision.compute == DC_COMPUTE_FP8 && (in->precision.bf16_first_layers || in->precision.bf16_last_layers)) {
+		struct ctx xb;
+		double fl[2];
+		bf16_ctx(&x, &xb);
+		c->bf16_layers = 1;
+		layers(&xb, c, &c->dense_layer_bf16, &c->moe_layer_bf16, &fl[0], &fl[1]);
 	}
 	host_floor(&x, c);
 	embedding(&x, &c->embedding);
@@ -1756,7 +1793,7 @@ static const struct dc_memo_field compute_fields[] = {
 	CF(attention_bwd_efficiency), CF(fp8_cast_bytes), CF(matmul_overhead_s), CF(memory_efficiency),
 	CF(memory_overhead_s), CF(sm_count), CF(dense_layer_fwd_flops), CF(moe_layer_fwd_flops),
 	CF(dense_layer_host_floor_s), CF(dense_layer_host_factor), CF(dense_layer),
-	CF(moe_layer), CF(embedding), CF(head), CF(mtp_layer), CF(optimizer_on_host), CF(optimizer_bytes_per_param),
+	CF(moe_layer), CF(embedding), CF(head), CF(mtp_layer), CF(bf16_layers), CF(dense_layer_bf16), CF(moe_layer_bf16), CF(optimizer_on_host), CF(optimizer_bytes_per_param),
 	CF(optimizer_passes), CF(host_bandwidth), CF(host_adam_rate),
 };
 #undef CF

@@ -27,6 +27,11 @@ struct chunk {
 	struct dc_pipeline_chunk at;
 	uint64_t dense;
 	int moe_first, moe_last;
+	/* of its layers, those kept in BF16 under compute FP8
+	 * (dc_plan_bf16_in), of them dense, and whether its first and its
+	 * last layer is one */
+	uint64_t bf16, bf16_dense;
+	int bf16_first, bf16_last;
 };
 
 static void chunk_of(const struct dc_plan *p, uint64_t stage, uint64_t c, struct chunk *o)
@@ -41,6 +46,13 @@ static void chunk_of(const struct dc_plan *p, uint64_t stage, uint64_t c, struct
 		 * when any is MoE */
 		o->moe_first = o->dense == 0;
 		o->moe_last = o->at.layers > o->dense;
+	}
+	o->bf16 = dc_plan_bf16_in(p, o->at.first_layer, o->at.layers, &o->bf16_dense);
+	o->bf16_first = o->bf16_last = 0;
+	if (o->bf16) {
+		uint64_t d;
+		o->bf16_first = dc_plan_bf16_in(p, o->at.first_layer, 1, &d) != 0;
+		o->bf16_last = dc_plan_bf16_in(p, o->at.first_layer + o->at.layers - 1, 1, &d) != 0;
 	}
 }
 
@@ -946,7 +958,9 @@ static double ep_share(const struct costs *k, uint64_t stage, int paired)
 static int same_chunk_cost(const struct chunk *a, const struct chunk *b)
 {
 	return a->at.layers == b->at.layers && a->dense == b->dense && a->moe_first == b->moe_first &&
-	       a->moe_last == b->moe_last && a->at.embedding == b->at.embedding && a->at.head == b->at.head;
+	       a->moe_last == b->moe_last && a->at.embedding == b->at.embedding && a->at.head == b->at.head &&
+	       a->bf16 == b->bf16 && a->bf16_dense == b->bf16_dense && a->bf16_first == b->bf16_first &&
+	       a->bf16_last == b->bf16_last;
 }
 
 /* 1 when layer_cost's `first` can change its result: a layer after the
@@ -957,6 +971,34 @@ static int same_chunk_cost(const struct chunk *a, const struct chunk *b)
 static int first_matters(const struct costs *k, int bwd)
 {
 	return k->ov_fsdp && (bwd ? k->ag_b != 0 || k->rs_b != 0 : k->ag_f != 0);
+}
+
+/* chunk_layers_cost of a chunk holding BF16 layers (precision.bf16_*):
+ * each of the four kinds (dense or MoE, FP8 or BF16) priced once and
+ * counted, the op's first layer (the chunk's first forward, its last
+ * backward) apart as `first` */
+static void chunk_layers_cost_bf16(const struct costs *k, const struct chunk *ch, double share, int bwd,
+				   struct cost *o)
+{
+	const struct dc_compute *c = k->c;
+	const struct dc_work_time *w[2][2] = {{&c->dense_layer, &c->dense_layer_bf16},
+					      {&c->moe_layer, &c->moe_layer_bf16}};
+	uint64_t n[2][2]; /* [MoE][BF16] */
+	int first_moe = bwd ? ch->moe_last : ch->moe_first, first_bf16 = bwd ? ch->bf16_last : ch->bf16_first;
+	struct cost one;
+	n[0][1] = ch->bf16_dense;
+	n[1][1] = ch->bf16 - ch->bf16_dense;
+	n[0][0] = ch->dense - n[0][1];
+	n[1][0] = ch->at.layers - ch->dense - n[1][1];
+	layer_cost(k, w[first_moe][first_bf16], share, first_moe, bwd, 1, &one);
+	cost_acc(o, &one);
+	n[first_moe][first_bf16]--;
+	for (int moe = 0; moe < 2; moe++)
+		for (int b16 = 0; b16 < 2; b16++)
+			if (n[moe][b16]) {
+				layer_cost(k, w[moe][b16], share, moe, bwd, 0, &one);
+				cost_add(o, &one, (double)n[moe][b16]);
+			}
 }
 
 /* The layers' part of chunk_cost_of: what reads the chunk's layer count
@@ -972,6 +1014,10 @@ static void chunk_layers_cost(const struct costs *k, uint64_t stage, const struc
 	d = ch.dense;
 	e = n - d;
 	memset(o, 0, sizeof(*o));
+	if (n > 0 && ch.bf16) {
+		chunk_layers_cost_bf16(k, &ch, share, bwd, o);
+		return;
+	}
 	if (n > 0) {
 		/* forward runs the chunk's first layer first (dense first:
 		 * dense when it has any), backward its last (MoE when it has
@@ -1110,8 +1156,8 @@ static void chunk_cost(const struct costs *k, uint64_t stage, uint64_t c, int bw
  * the same chunks price their layers once. */
 struct layers_memo {
 	int have;
-	uint64_t layers, dense;
-	int moe_first, moe_last;
+	uint64_t layers, dense, bf16, bf16_dense;
+	int moe_first, moe_last, bf16_first, bf16_last;
 	double share;
 	struct cost f, b;
 };
@@ -1148,7 +1194,8 @@ static void layers_of(const struct costs *k, uint64_t stage, const struct chunk 
 {
 	double share = ep_share(k, stage, 0);
 	if (!lm->have || lm->layers != ch->at.layers || lm->dense != ch->dense || lm->moe_first != ch->moe_first ||
-	    lm->moe_last != ch->moe_last || lm->share != share) {
+	    lm->moe_last != ch->moe_last || lm->share != share || lm->bf16 != ch->bf16 ||
+	    lm->bf16_dense != ch->bf16_dense || lm->bf16_first != ch->bf16_first || lm->bf16_last != ch->bf16_last) {
 		chunk_layers_cost(k, stage, ch, 0, 0, &lm->f);
 		chunk_layers_cost(k, stage, ch, 1, 0, &lm->b);
 		lm->have = 1;
@@ -1156,6 +1203,10 @@ static void layers_of(const struct costs *k, uint64_t stage, const struct chunk 
 		lm->dense = ch->dense;
 		lm->moe_first = ch->moe_first;
 		lm->moe_last = ch->moe_last;
+		lm->bf16 = ch->bf16;
+		lm->bf16_dense = ch->bf16_dense;
+		lm->bf16_first = ch->bf16_first;
+		lm->bf16_last = ch->bf16_last;
 		lm->share = share;
 	} else {
 		DC_MEMO_VERIFY(chunk_verify("a chunk's layers priced once (step.c layers_of)", k, stage, ch, 1, &lm->f,
@@ -1228,7 +1279,8 @@ static void stage_ops(const struct costs *k, uint64_t stage, struct dc_step_stag
 	 * v - 2 cost alike, so do all between them (chunks 2 .. alike_to - 1
 	 * are not looked up) */
 	if (k->sched == DC_PIPE_INTERLEAVED && v > 3 && !k->p->chunks_uneven && k->p->runs.n <= 1 &&
-	    !dc_plan_moe_interleaved(k->p)) { /* MoE every n-th layer: no order among the chunks */
+	    !dc_plan_moe_interleaved(k->p) && /* MoE every n-th layer: no order among the chunks */
+	    !k->c->bf16_layers) { /* BF16 layers at both ends: chunks 1 and v - 2 may hold as many, not those between */
 		struct chunk end;
 		chunk_of(k->p, stage, 1, &one);
 		chunk_of(k->p, stage, v - 2, &end);
@@ -2337,10 +2389,14 @@ void dc_step_memo_free(struct dc_step_memo *m)
 }
 
 /* 1 when the plan's stages are what step_key describes: one run (no
- * pipeline_layers, no first/last-stage forms) and even chunks */
+ * pipeline_layers, no first/last-stage forms) and even chunks, and no
+ * BF16 layers among FP8 ones (precision.bf16_*: their kernel times are
+ * not in the key) */
 static int memo_fits(const struct dc_plan *p)
 {
-	return p->runs.n <= 1 && !p->chunks_uneven && p->nsegments <= DC_PLAN_MAX_SEGMENTS;
+	const struct dc_precision *pr = &p->in->precision;
+	return p->runs.n <= 1 && !p->chunks_uneven && p->nsegments <= DC_PLAN_MAX_SEGMENTS &&
+	       !(pr->compute == DC_COMPUTE_FP8 && (pr->bf16_first_layers || pr->bf16_last_layers));
 }
 
 /* 1 when key is this step's: the plan's scalars first, then the bytes */

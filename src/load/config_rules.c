@@ -1634,6 +1634,84 @@ static int rule_recompute_layers(struct loader *l)
 	return 0;
 }
 
+/* precision.bf16_first_layers, bf16_last_layers: Megatron-Core's
+ * first_last_layers_bf16 (megatron/core/fp8_utils.py:711-727 at
+ * d98e8a64: a layer whose global index is below the first count, or at
+ * or above num_layers less the last, runs outside the FP8 context), with
+ * Megatron's own refusals (transformer_config.py:1527-1552) */
+static int rule_bf16_layers(struct loader *l)
+{
+	const struct dc_config *c = l->cfg;
+	const struct dc_precision *pr = &c->precision;
+	static const enum key_id keys[] = {KEY_PRECISION_BF16_FIRST_LAYERS, KEY_PRECISION_BF16_LAST_LAYERS};
+	const uint64_t n[] = {pr->bf16_first_layers, pr->bf16_last_layers};
+	uint64_t L = c->model.num_layers;
+	if (!n[0] && !n[1])
+		return 0;
+	if (pr->compute != DC_COMPUTE_FP8) {
+		/* a warning, as fp8_recipe's: a sweep over precision.compute
+		 * keeps its BF16 points */
+		for (int i = 0; i < 2; i++)
+			if (n[i])
+				dc_cfg_warnf(l, (int)keys[i],
+				       "'%s': keeps layers in BF16 among FP8 ones, but precision.compute is \"bf16\": every layer is BF16 already, so it has no effect; set precision.compute to \"fp8\" or drop the key",
+				       dc_cfg_keys[keys[i]].info.path);
+		return 0;
+	}
+	if (pr->fp8_recipe == DC_FP8_DELAYED) {
+		int k = (int)(n[0] ? keys[0] : keys[1]);
+		dc_cfg_errorf(l, blame(l, k, KEY_PRECISION_FP8_RECIPE),
+		       "'%s': BF16 layers among FP8 ones need fp8_recipe \"current\", \"rowwise\" or \"mxfp8\": under delayed scaling each layer would leave and re-enter the FP8 context, which breaks its amax reduction, and Megatron-Core refuses it (\"Delayed scaling does not support first / last layer in BF16\", megatron/core/transformer/transformer_config.py:1529-1530 at d98e8a64); fp8_recipe is \"delayed\"",
+		       dc_cfg_keys[k].info.path);
+		return 0;
+	}
+	if (L && n[0] + n[1] > L) {
+		dc_cfg_errorf(l, blame(l, keys[1], KEY_MODEL_NUM_LAYERS),
+		       "'precision.bf16_last_layers': with bf16_first_layers %llu, %llu BF16 layers exceed the model's %llu (model.num_layers); the two ends may meet, not overlap",
+		       (unsigned long long)n[0], (unsigned long long)(n[0] + n[1]), (unsigned long long)L);
+		return 0;
+	}
+	/* the step prices the BF16 layers on the model's first chunk (stage
+	 * 0, chunk 0) and its last (stage pp - 1, chunk v - 1), the chunks
+	 * that hold the embedding and the head: each count fits its chunk */
+	if (c->parallel.pp && L) {
+		uint64_t v = c->parallel.virtual_pipeline ? c->parallel.virtual_pipeline : 1, cap[2];
+		cap[0] = cap[1] = L / (c->parallel.pp * v);
+		if (dc_stages_uneven(&c->parallel)) {
+			struct dc_stage_runs runs;
+			const char *key;
+			char err[8];
+			if (dc_stage_split(&c->parallel, L, c->parallel.virtual_pipeline, &runs, &key, err, sizeof(err)) != 0)
+				return 0; /* rule_pp_layers said why */
+			cap[0] = v > 1 ? runs.vfirst : runs.layers[0];
+			cap[1] = v > 1 ? runs.vlast : runs.layers[runs.n - 1];
+		}
+		for (int i = 0; i < 2; i++)
+			if (c->parallel.pp > 1 && n[i] > cap[i]) {
+				dc_cfg_errorf(l, blame(l, keys[i], v > 1 ? KEY_PARALLEL_VIRTUAL_PIPELINE : KEY_PARALLEL_PP),
+				       "'%s': %llu layers are more than the %llu of the model's %s chunk (stage %s, chunk %s); distcalc prices BF16 layers there, beside the %s, and nowhere else: at most %llu, or fewer pipeline stages or model chunks",
+				       dc_cfg_keys[keys[i]].info.path, (unsigned long long)n[i], (unsigned long long)cap[i],
+				       i ? "last" : "first", i ? "pp - 1" : "0", i ? "v - 1" : "0",
+				       i ? "head" : "embedding", (unsigned long long)cap[i]);
+				return 0;
+			}
+	}
+	/* Megatron-Core: each count at most num_layers // pp (its
+	 * max_bf16_layers_per_pipeline_stage, transformer_config.py:1533-1552) */
+	if (c->training.framework == DC_FRAMEWORK_MEGATRON && c->parallel.pp && L) {
+		uint64_t most = L / c->parallel.pp;
+		for (int i = 0; i < 2; i++)
+			if (n[i] > most) {
+				dc_cfg_errorf(l, blame(l, keys[i], KEY_PARALLEL_PP),
+				       "'%s': %llu is above num_layers / pp = %llu / %llu = %llu, the most Megatron-Core accepts under training.framework \"megatron\" (transformer_config.py:1533-1552 at d98e8a64 raises)",
+				       dc_cfg_keys[keys[i]].info.path, (unsigned long long)n[i], (unsigned long long)L,
+				       (unsigned long long)c->parallel.pp, (unsigned long long)most);
+				return 0;
+			}
+	}
+	return 0;
+}
+
 /* training.recompute_modules: Megatron-Core's --recompute-modules, so
  * under selective recompute and framework megatron, with Megatron's own
  * refusals (transformer_config.py:1944-2002, 3031-3032 at d98e8a64) and
@@ -3173,6 +3251,11 @@ static const struct rule rules[] = {
 	       "checkpoint.staging_bandwidth", "checkpoint.step", "checkpoint.restore.tp", "collective.op", "collective.dtype",
 	       "collective.min_bytes", "collective.step_factor", "collective.max_bytes")},
 	 rule_one_experiment_keys},
+	{{"bf16_first_layers and bf16_last_layers act under compute fp8 (else they have no effect and warn), not with fp8_recipe delayed (Megatron-Core refuses it: megatron/core/transformer/transformer_config.py:1529-1530 at d98e8a64), together at most model.num_layers, with pp > 1 each at most the layers of the model's first (last) chunk, stage 0's chunk 0 (stage pp - 1's chunk v - 1), where the step prices them, and under framework megatron each at most num_layers / pp (integer division; transformer_config.py:1533-1552)",
+	  KEYS("precision.bf16_first_layers", "precision.bf16_last_layers", "precision.compute", "precision.fp8_recipe",
+	       "model.num_layers", "parallel.pp", "parallel.virtual_pipeline", "parallel.pipeline_layers",
+	       "training.framework")},
+	 rule_bf16_layers},
 };
 
 #define NRULES (sizeof(rules) / sizeof(rules[0]))

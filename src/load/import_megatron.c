@@ -410,7 +410,7 @@ enum arg_id {
 	A_TP, A_PP, A_CP, A_CP_COMM, A_EP, A_ETP, A_VPP_LAYERS, A_VPP, A_FIRST, A_LAST, A_ACC_EMB, A_ACC_LOSS,
 	A_SP, A_DIST_OPT, A_DIST_OPT_INST, A_OVERLAP_GRAD, A_OVERLAP_PARAM, A_DDP_BUCKET, A_TP_OVERLAP, A_FSDP2,
 	A_MBS, A_GBS, A_RECOMPUTE, A_RECOMPUTE_METHOD, A_RECOMPUTE_LAYERS, A_RECOMPUTE_ACT, A_RECOMPUTE_MODULES, A_GROUPED_GEMM, A_FLASH, A_ATT_BACKEND,
-	A_BF16, A_FP16, A_FP8, A_FP8_RECIPE, A_FP8_PARAM, A_GRAD_BF16, A_GRAD_FP32, A_OPTIMIZER,
+	A_BF16, A_FP16, A_FP8, A_FP8_RECIPE, A_FP8_PARAM, A_FIRST_LAST_BF16, A_BF16_START, A_BF16_END, A_GRAD_BF16, A_GRAD_FP32, A_OPTIMIZER,
 	A_COUNT
 };
 
@@ -490,6 +490,9 @@ static const struct {
 	[A_FP8] = {"--fp8-format", 1},
 	[A_FP8_RECIPE] = {"--fp8-recipe", 1},
 	[A_FP8_PARAM] = {"--fp8-param-gather", 0},
+	[A_FIRST_LAST_BF16] = {"--first-last-layers-bf16", 0},
+	[A_BF16_START] = {"--num-layers-at-start-in-bf16", 1},
+	[A_BF16_END] = {"--num-layers-at-end-in-bf16", 1},
 	[A_GRAD_BF16] = {"--grad-reduce-in-bf16", 0},
 	[A_GRAD_FP32] = {"--accumulate-allreduce-grads-in-fp32", 0},
 	[A_OPTIMIZER] = {"--optimizer", 1},
@@ -1208,6 +1211,36 @@ static void map_precision(struct mctx *m)
 			err(m, L(A_FP8_PARAM), "'--fp8-param-gather': needs --fp8-format");
 		else
 			set_json(m, "precision.param_bytes", "1", "--fp8-param-gather", L(A_FP8_PARAM));
+	}
+	/* --first-last-layers-bf16 with --num-layers-at-start-in-bf16 and
+	 * --num-layers-at-end-in-bf16, 1 each by default
+	 * (transformer_config.py:649-658 at d98e8a64), read only with the
+	 * switch on (fp8_utils.py:711-727) */
+	{
+		static const enum arg_id counts[2] = {A_BF16_START, A_BF16_END};
+		static const char *const keys[2] = {"precision.bf16_first_layers", "precision.bf16_last_layers"};
+		for (int i = 0; i < 2; i++) {
+			unsigned long long n = 1;
+			if (G(counts[i]) && !G(A_FIRST_LAST_BF16))
+				warn(m, L(counts[i]),
+				     "'%s': changes nothing without --first-last-layers-bf16 (Megatron-Core reads the count only "
+				     "with it: megatron/core/fp8_utils.py:711-727)",
+				     args[counts[i]].name);
+			if (!G(A_FIRST_LAST_BF16))
+				continue;
+			if (G(counts[i]) && number(m, counts[i], 1, &n) != 0)
+				continue;
+			if (!G(A_FP8)) {
+				if (i == 0)
+					warn(m, L(A_FIRST_LAST_BF16), "'--first-last-layers-bf16': changes nothing without "
+								      "--fp8-format (Megatron-LM then trains every layer in BF16)");
+				continue;
+			}
+			if (G(counts[i]))
+				set_u64(m, keys[i], n, counts[i]);
+			else
+				set_json(m, keys[i], "1", "--first-last-layers-bf16", L(A_FIRST_LAST_BF16));
+		}
 	}
 }
 

@@ -43,10 +43,26 @@ struct view {
 	const char *offload;
 	struct ledger_view top;
 	struct not_modeled nm;
-	char fp8_text[640]; /* nm.fp8's, where it is made for the config */
+	char fp8_text[1024]; /* nm.fp8's, where it is made for the config */
+	char fp8_base[640];  /* ... before the BF16 layers' clause (fp8_not_modeled_all) */
 };
 
 static void terms_fill(struct ledger_view *v);
+
+/* fp8_not_modeled's text `base`, with, where precision.bf16_first_layers
+ * or bf16_last_layers keep layers in BF16, what the ledger does not
+ * change for them (the step prices their kernels: docs/compute-model.md,
+ * "BF16 first and last layers"), in buf; base itself otherwise */
+static const char *fp8_bf16_layers_clause(const struct dc_plan *p, const char *base, char *buf, size_t len)
+{
+	const struct dc_precision *pr = &p->in->precision;
+	if (!base || (!pr->bf16_first_layers && !pr->bf16_last_layers))
+		return base;
+	snprintf(buf, len,
+		 "%s; and the %llu first and %llu last layers kept in BF16 (precision.bf16_first_layers, bf16_last_layers) are counted as FP8 ones here: their weights at param_bytes (2 B where it is 1), their FP8 weight copies and FP8-saved inputs, and their tensor-parallel gathers in the comm rows",
+		 base, (unsigned long long)pr->bf16_first_layers, (unsigned long long)pr->bf16_last_layers);
+	return buf;
+}
 
 /* What the ledger leaves out under precision.compute "fp8", by who
  * quantizes (docs/memory-conventions.md, "FP8"), in buf; NULL when not
@@ -150,7 +166,8 @@ static void view(const struct dc_run *run, void *out)
 	}
 	v->nm.other = "vocabulary padding, loss buffers, pipeline send/receive buffers";
 	v->nm.fragmentation = "beyond memory.allocator_reserve: fits is not a passed OOM test";
-	v->nm.fp8 = fp8_not_modeled(run->plan, &m->top, v->fp8_text, sizeof(v->fp8_text));
+	v->nm.fp8 = fp8_not_modeled(run->plan, &m->top, v->fp8_base, sizeof(v->fp8_base));
+	v->nm.fp8 = fp8_bf16_layers_clause(run->plan, v->nm.fp8, v->fp8_text, sizeof(v->fp8_text));
 	/* what ZB-H1's deferred weight gradients hold beyond the linears'
 	 * inputs and output gradients (docs/memory-conventions.md, "ZB-H1") */
 	v->nm.zero_bubble =

@@ -35,6 +35,7 @@ enum reject {
 	R_SCHEDULE,   /* the input's named pipeline schedule runs on the layout */
 	R_FRAMEWORK,  /* the input's training.framework runs the layout (deepspeed: no ZeRO-2/3 with pp) */
 	R_LOSS_CHUNKS, /* training.loss_chunks divides micro_batch_size x seq_length / cp */
+	R_BF16_LAYERS, /* precision.bf16_first_layers / bf16_last_layers fit the end chunks */
 	R_OVERLAP,    /* the input's overlap.param_gather, overlap.tp and overlap.ep run on the layout */
 	R_OVERFLOW,   /* a count overflows 64 bits */
 	R_COUNT,
@@ -57,6 +58,7 @@ static const char *const reject_text[R_COUNT] = {
 	[R_RECOMPUTE] = "training.recompute_layers needs training.recompute \"full\" and at most the layers of a model chunk; training.recompute_modules needs \"selective\"",
 	[R_FRAMEWORK] = "training.framework \"deepspeed\" with pp > 1 needs parallel.sharding \"none\" or \"zero1\" (DeepSpeed's pipeline engine asserts a ZeRO stage below 2) and the 1F1B schedule, one model chunk a rank (its pipeline engine runs TrainSchedule alone); \"megatron\" with a MoE model at tp > 1 needs sequence_parallel (its MoE layer raises in training without it), and with sharding \"fsdp\" (its --use-torch-fsdp2) pp 1 and ep 1; \"torchtitan\" with a given parallel.etp needs it 1 at ep > 1 and tp at ep 1 (it has no expert tensor-parallel size)",
 	[R_LOSS_CHUNKS] = "training.loss_chunks must divide the tokens of a microbatch on a cp rank (micro_batch_size x model.seq_length / cp), which torchtitan's ChunkedLossWrapper splits into equal chunks",
+	[R_BF16_LAYERS] = "precision.bf16_first_layers and bf16_last_layers must each fit the model's first (last) chunk, num_layers / (pp x virtual_pipeline) layers (or the input's own uneven stages at its own virtual_pipeline), and under training.framework megatron num_layers / pp",
 	[R_OVERLAP] = "the input's overlaps must run on the layout: overlap.param_gather needs parallel.sharding \"zero1\"; overlap.tp under training.framework megatron or torchtitan needs sequence_parallel where tp > 1 (and torch.compile under torchtitan); overlap.ep \"dualpipe\" needs ep > 1 and a pipeline, \"a2a_1f1b\" ep > 1, interleaving where pp > 1 and a recompute other than full",
 	[R_OVERFLOW] = "a count of the layout overflows 64 bits",
 };
@@ -496,6 +498,26 @@ static int loss_chunks_reject(const struct dc_config *in, uint64_t mbs, uint64_t
 	return tokens % n ? R_LOSS_CHUNKS : -1;
 }
 
+/* The loader's rule on precision.bf16_first_layers and bf16_last_layers
+ * (config_rules.c rule_bf16_layers) on this layout's pp and v: each fits
+ * the model's end chunk, L / (pp v) on an even split (the input's own
+ * uneven stages at its own v: the loader checked), and under Megatron
+ * L / pp. 1 to reject. */
+static int bf16_layers_reject(const struct dc_config *in, uint64_t pp, uint64_t v)
+{
+	const struct dc_precision *pr = &in->precision;
+	uint64_t L = in->model.num_layers, most = pr->bf16_first_layers > pr->bf16_last_layers ? pr->bf16_first_layers
+											       : pr->bf16_last_layers;
+	uint64_t in_v = in->parallel.virtual_pipeline ? in->parallel.virtual_pipeline : 1;
+	if (pr->compute != DC_COMPUTE_FP8 || most == 0 || pp < 2)
+		return 0;
+	if (in->training.framework == DC_FRAMEWORK_MEGATRON && most > L / pp)
+		return 1;
+	if (pp == in->parallel.pp && v == in_v && dc_stages_uneven(&in->parallel))
+		return 0;
+	return most > L / (pp * v);
+}
+
 /* The loader's overlap rules that read the layout (src/load/config_rules.c,
  * rule_framework and rule_ep_overlap), so that a layout the search ranks
  * reloads through --set with the input's overlap keys: the estimators
@@ -635,6 +657,8 @@ static void run_outer(struct worker *w, const struct outer *o)
 							reject = R_RECOMPUTE;
 						else if (in->training.recompute_modules_mask && o->rc != DC_RECOMPUTE_SELECTIVE)
 							reject = R_RECOMPUTE; /* as the loader's: the modules are selective's */
+						else if (bf16_layers_reject(in, o->pp, v))
+							reject = R_BF16_LAYERS;
 						else if ((reject = loss_chunks_reject(in, mbs, o->cp)) < 0)
 							reject = overlap_reject(in, y, (enum dc_recompute)o->rc);
 						if (reject >= 0) {

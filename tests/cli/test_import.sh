@@ -97,6 +97,33 @@ grep -q "'precision.fp8_recipe': \"mxfp8\" needs the block-scaled FP8 GEMMs of B
 	fail "mxfp8 on an H100: $(cat err.txt)"
 grep -q "note: 'precision.fp8_recipe' came from '--fp8-recipe' on line 108 of mx.sh" err.txt ||
 	fail "mxfp8 on an H100, no line: $(cat err.txt)"
+# --first-last-layers-bf16 (Megatron-Core's first_last_layers_bf16): 1 and 1
+# by default (transformer_config.py:652-658), the counts where given; with
+# the default delayed recipe the loader refuses it, as Megatron-Core does
+sed 's/--fp8-format hybrid"/--fp8-format hybrid --fp8-recipe tensorwise --first-last-layers-bf16"/' \
+	"$I/megatron_train_llama3_8b_h100_fp8.sh" >fl.sh
+"$bin" --config "$I/h100_1x8.json" --from-megatron fl.sh --emit-config >fl.json 2>err.txt ||
+	fail "--first-last-layers-bf16: exit $?: $(cat err.txt)"
+grep -q '"bf16_first_layers": 1' fl.json && grep -q '"bf16_last_layers": 1' fl.json ||
+	fail "--first-last-layers-bf16: not 1 and 1: $(cat fl.json)"
+sed 's/--fp8-format hybrid"/--fp8-format hybrid --fp8-recipe tensorwise --first-last-layers-bf16 --num-layers-at-start-in-bf16 0 --num-layers-at-end-in-bf16 2"/' \
+	"$I/megatron_train_llama3_8b_h100_fp8.sh" >fl2.sh
+"$bin" --config "$I/h100_1x8.json" --from-megatron fl2.sh --emit-config >fl2.json 2>err.txt ||
+	fail "--num-layers-at-*-in-bf16: exit $?: $(cat err.txt)"
+grep -q '"bf16_first_layers": 0' fl2.json && grep -q '"bf16_last_layers": 2' fl2.json ||
+	fail "--num-layers-at-*-in-bf16: not 0 and 2: $(cat fl2.json)"
+sed 's/--fp8-format hybrid"/--fp8-format hybrid --first-last-layers-bf16"/' \
+	"$I/megatron_train_llama3_8b_h100_fp8.sh" >fl3.sh
+"$bin" --config "$I/h100_1x8.json" --from-megatron fl3.sh --only summary >/dev/null 2>err.txt
+[ $? = 3 ] || fail "--first-last-layers-bf16 under delayed scaling: exit $?"
+grep -q "Delayed scaling does not support first / last layer in BF16" err.txt ||
+	fail "--first-last-layers-bf16 under delayed scaling: $(cat err.txt)"
+sed 's/--fp8-format hybrid"/--fp8-format hybrid --num-layers-at-end-in-bf16 2"/' \
+	"$I/megatron_train_llama3_8b_h100_fp8.sh" >fl4.sh
+"$bin" --config "$I/h100_1x8.json" --from-megatron fl4.sh --only summary >/dev/null 2>err.txt ||
+	fail "--num-layers-at-end-in-bf16 alone: exit $?: $(cat err.txt)"
+grep -q "'--num-layers-at-end-in-bf16': changes nothing without --first-last-layers-bf16" err.txt ||
+	fail "--num-layers-at-end-in-bf16 alone: no warning: $(cat err.txt)"
 # without --vocab-size (a tokenizer file), a note says what to give
 "$bin" --config "$I/h100_4x8.json" --from-megatron "$I/megatron_train_mixtral_8x7b_distributed.sh" >/dev/null 2>err.txt
 [ $? = 3 ] || fail "mixtral without a vocabulary: exit $?"
