@@ -317,7 +317,9 @@ static void shape(const struct dc_net *net, uint64_t first, uint64_t stride, uin
 	 * channels over the NICs nearest it, so each rank brings nics / gpn of
 	 * them (every NIC of the node when all its GPUs take part) */
 	if (nics > gpn && stride < gpn)
-		node_rails = node_ranks * (nics / gpn);
+		/* node_ranks x nics / gpn, the product first: 12 NICs for 8
+		 * GPUs give the node's 8 all 12 (nics / gpn first kept 8) */
+		node_rails = node_ranks * nics / gpn; /* both within the loader's 2^24 */
 	else if (nics > gpn)
 		node_rails = nics / gpn;
 	/* a domain of several nodes holds ranks_per_node / node_ranks of them */
@@ -634,6 +636,16 @@ static void call_size(const struct dc_net *net, enum dc_coll_kind op, const stru
 	c->tuner = 0;
 	c->ramp = dc_net_ramp_factor(net->ramp[g->nodes > 1 ? 1 : 0], bytes);
 	c->node_bw = dc_net_node_bw(net, g);
+	/* each ring or tree channel leaves a node through one NIC (NCCL's
+	 * search finds about one channel per NIC: default_channels), so a
+	 * collective on fewer channels than the group's NICs reaches only as
+	 * many of them (a user trial's cluster.nccl_channels 1 kept all 8
+	 * rails of a DGX H100, 7x the one NIC's rate). Point to point and
+	 * AlltoAll run on NCCL's p2p channels, not these. The default is
+	 * twice the NICs, so only a given count below them cuts */
+	if (op != DC_COLL_SEND && op != DC_COLL_ALL_TO_ALL && g->nodes > 1 && net->channels &&
+	    net->channels < g->rails)
+		c->node_bw *= (double)net->channels / (double)g->rails;
 	c->busbw = dc_net_busbw_factor(op, g->ranks);
 	c->bus_bytes = c->S * c->busbw;
 }
