@@ -640,13 +640,34 @@ static void load_topology(struct loader *l)
 		c->nvlink_domain = t.nvlink_domain;
 		l->filled[KEY_CLUSTER_NVLINK_DOMAIN] = DC_ORIGIN_TOPOLOGY;
 	}
-	else if (t.nvlink_domain < t.ngpus)
+	else if (t.nvlink_domain < t.ngpus) {
+		/* NVLink SHARP reduces in an NVSwitch every GPU of the node
+		 * reaches: a node without one cannot run it, whatever a
+		 * cluster.system preset said (a user trial's PCIe node was
+		 * priced through NVLS, 23% faster than its ring could run) */
+		int nvls_off = c->nvls && !l->seen[KEY_CLUSTER_NVLS];
+		if (c->nvls && l->seen[KEY_CLUSTER_NVLS])
+			dc_cfg_errorf(l, KEY_CLUSTER_NVLS,
+			       "'cluster.nvls': NVLink SHARP reduces in an NVSwitch that every GPU of the node reaches, but 'cluster.topology_file' '%s' shows %s; set nvls false",
+			       path, t.nvlink_domain == 1 ? "no two GPUs sharing NVLink" : "GPUs sharing NVLink only in groups");
+		if (nvls_off) {
+			c->nvls = 0;
+			l->filled[KEY_CLUSTER_NVLS] = DC_ORIGIN_TOPOLOGY;
+		}
 		dc_cfg_warnf(l, kt,
 		      "'cluster.topology_file': %s; the network model prices the node as one domain at "
-		      "cluster.intra_node.bandwidth (%g GB/s): give the PCIe or bridge rate there",
+		      "cluster.intra_node.bandwidth (%g GB/s): give the PCIe or bridge rate there%s",
 		      t.nvlink_domain == 1 ? "no two GPUs share NVLink" : "GPUs share NVLink only in groups",
-		      c->intra_node.bw_bytes_per_s / 1e9);
+		      c->intra_node.bw_bytes_per_s / 1e9,
+		      nvls_off ? "; cluster.nvls false (NVLink SHARP needs an NVSwitch every GPU reaches)" : "");
+	}
 	if (t.nics_per_node && ((k = KEY_CLUSTER_NICS_PER_NODE) < 0 || !l->seen[k])) {
+		/* a preset's value the file replaces: said, as presets never
+		 * lose silently (docs/config.md) */
+		if (l->filled[k] == DC_ORIGIN_SYSTEM && c->nics_per_node != t.nics_per_node)
+			dc_cfg_warnf(l, kt,
+			      "'cluster.topology_file': its %llu NICs a node replace the %llu of cluster.system \"%s\" (cluster.nics_per_node); give nics_per_node to keep the preset's",
+			      (unsigned long long)t.nics_per_node, (unsigned long long)c->nics_per_node, dc_system_name(c->system));
 		c->nics_per_node = t.nics_per_node;
 		l->filled[KEY_CLUSTER_NICS_PER_NODE] = DC_ORIGIN_TOPOLOGY;
 	}
