@@ -233,10 +233,29 @@ START_TEST(test_integers_are_exact)
 	ck_assert_str_eq(out.data, "m.bytes: expected 1610612736, got 1610612737 (change +6.20882e-08%; a count or byte "
 				   "field, compared exactly whatever --rtol)\n");
 	dc_buf_release(&out);
-	/* a rate whole on both sides is exact too, for that reason */
-	ck_assert_uint_eq(run("{\"m\": {\"bw_GBps\": 50}}", "{\"m\": {\"bw_GBps\": 51}}", 0.05, &out), 1);
-	ck_assert_str_eq(out.data, "m.bw_GBps: expected 50, got 51 (change +2%; whole numbers on both sides, compared "
+	/* a field without a unit whole on both sides is a count: exact */
+	ck_assert_uint_eq(run("{\"m\": {\"ranks\": 50}}", "{\"m\": {\"ranks\": 51}}", 0.05, &out), 1);
+	ck_assert_str_eq(out.data, "m.ranks: expected 50, got 51 (change +2%; whole numbers on both sides, compared "
 				   "exactly whatever --rtol)\n");
+	dc_buf_release(&out);
+	/* a measure whole on both sides follows --rtol: a bandwidth, a time,
+	 * a rate (a user trial's 50 -> 40 GB/s failed --rtol 0.3 while
+	 * 50 -> 40.5 passed): 50 -> 51 is +2%, 2 -> 3 s +50%, 10 -> 11
+	 * tokens/s +10% */
+	ck_assert_uint_eq(run("{\"m\": {\"bw_GBps\": 50}}", "{\"m\": {\"bw_GBps\": 51}}", 0.05, &out), 0);
+	dc_buf_release(&out);
+	ck_assert_uint_eq(run("{\"m\": {\"bw_GBps\": 50}}", "{\"m\": {\"bw_GBps\": 40}}", 0.3, &out), 0);
+	dc_buf_release(&out);
+	ck_assert_uint_eq(run("{\"m\": {\"bw_GBps\": 50}}", "{\"m\": {\"bw_GBps\": 40}}", 0.1, &out), 1);
+	ck_assert_str_eq(out.data, "m.bw_GBps: expected 50, got 40 (change -20%)\n");
+	dc_buf_release(&out);
+	ck_assert_uint_eq(run("{\"ring\": {\"time_s\": 2}}", "{\"ring\": {\"time_s\": 3}}", 0.5, &out), 0);
+	dc_buf_release(&out);
+	ck_assert_uint_eq(run("{\"s\": {\"tokens_per_s\": 10}}", "{\"s\": {\"tokens_per_s\": 11}}", 0.1, &out), 0);
+	dc_buf_release(&out);
+	ck_assert_uint_eq(run("{\"l\": {\"bandwidth_bytes_per_s\": 100}}", "{\"l\": {\"bandwidth_bytes_per_s\": 101}}", 0.05,
+			      &out),
+			  0);
 	dc_buf_release(&out);
 	/* past --rtol the line needs no reason */
 	ck_assert_uint_eq(run("{\"m\": {\"bytes\": 100}}", "{\"m\": {\"bytes\": 150}}", 0.01, &out), 1);

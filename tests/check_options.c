@@ -176,10 +176,22 @@ START_TEST(test_values_are_taken_verbatim)
 	parse_ok(&o, "--config=a=b.json", NULL);
 	ck_assert_str_eq(o.config, "a=b.json");
 	dc_options_release(&o);
-	/* the next argument is the value even when it looks like an option */
-	parse_ok(&o, "--config", "--help", NULL);
+	/* the next argument that is one of the options is not taken as the
+	 * value: the value was left out (a CI trial's `--output --all` wrote
+	 * a file named --all and dropped --all); with '=' it is the value */
+	parse_err("distcalc: error: '--config': needs a value, but the next word is the option '--help' (a value that is "
+		  "that text: '--config=--help', or './--help' for a file)",
+		  "--config", "--help", NULL);
+	parse_err("distcalc: error: '--output': needs a value, but the next word is the option '-f' (a value that is "
+		  "that text: '--output=-f', or './-f' for a file)",
+		  "--output", "-f", "json", NULL);
+	parse_ok(&o, "--config=--help", NULL);
 	ck_assert_str_eq(o.config, "--help");
 	ck_assert_int_eq(o.action, DC_OPTIONS_RUN);
+	dc_options_release(&o);
+	/* a word that only looks like an option is a value */
+	parse_ok(&o, "--config", "--not-an-option.json", NULL);
+	ck_assert_str_eq(o.config, "--not-an-option.json");
 	dc_options_release(&o);
 	parse_ok(&o, "-o", "-", NULL);
 	ck_assert_str_eq(o.output, "-");

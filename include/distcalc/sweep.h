@@ -76,6 +76,11 @@ size_t dc_sweep_axis_check(const char *text, char *err, size_t errlen);
  * ["ll128","simple"] is one value), or the end of the text. */
 size_t dc_sweep_value_len(const char *p);
 
+/* The value of dc_sweep_value_len's n bytes at p without its leading and
+ * trailing blanks (spaces, tabs): its start, and its length in *len. A
+ * list typed `1 KiB, 32 KiB` is two values, not one with a leading blank. */
+const char *dc_sweep_value_trim(const char *p, size_t n, size_t *len);
+
 /* The metrics a sweep shows unless --sweep-metrics picks others, as a
  * comma-separated list of report paths: the headline figures of the
  * experiment (peak memory per rank, fits, bytes and time communicated per
@@ -101,5 +106,8 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 
 /* Points of the sweep report `r` that ran (0 when `r` is no sweep). */
 size_t dc_sweep_valid_points(const struct dc_report *r);
+
+/* The points of the sweep report r, valid or not (0 for another report). */
+size_t dc_sweep_points(const struct dc_report *r);
 
 #endif

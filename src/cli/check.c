@@ -337,6 +337,39 @@ static int identity_field(const char *path)
 	return strcmp(key, "seed") == 0 || (n > 5 && strcmp(key + n - 5, "_seed") == 0);
 }
 
+enum budget_unit {
+	BUDGET_PLAIN,
+	BUDGET_BYTES,
+	BUDGET_TIME,
+	BUDGET_GBPS,
+	BUDGET_BYTES_PER_S,
+};
+
+static enum budget_unit budget_unit(const char *path);
+
+/* Is the field at `path` a measure by its key, whatever its digits: a
+ * time (`_s`, `_s_per_`), a bandwidth (`_GBps`, `_bytes_per_s`) or a
+ * rate (`_per_s`)? A whole value there (a 50 GB/s link, a 2 s step) is
+ * a measurement that landed on an integer, and follows --rtol (a user
+ * trial's 50 -> 40 GB/s failed --rtol 0.3 while 50 -> 40.5 passed) */
+static int measure_field(const char *path)
+{
+	const char *key = strrchr(path, '.');
+	size_t n;
+	key = key ? key + 1 : path;
+	n = strcspn(key, "[");
+	if (n >= 6 && strncmp(key + n - 6, "_per_s", 6) == 0)
+		return 1;
+	switch (budget_unit(path)) {
+	case BUDGET_TIME:
+	case BUDGET_GBPS:
+	case BUDGET_BYTES_PER_S:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* Is the field at `path` a whole count by its key: a key naming bytes
  * (not a rate: "_per_s", "GBps", "per_token") or ending in "params"? */
 static int integer_field(const char *path)
@@ -724,8 +757,8 @@ static void compare(struct cmp *c, const cJSON *e, const cJSON *a)
 		if (absurd(ev) || !isfinite(av)) {
 			/* inf > inf is false: never let a tolerance pass these */
 			diff(c, e, a);
-		} else if ((whole(ev) && whole(av)) || integer_field(c->path) || identity_field(c->path) ||
-			   (c->is_count && c->is_count(c->count_ctx, c->path))) {
+		} else if ((whole(ev) && whole(av) && !measure_field(c->path)) || integer_field(c->path) ||
+			   identity_field(c->path) || (c->is_count && c->is_count(c->count_ctx, c->path))) {
 			/* a whole number on both sides, or a field the report
 			 * types as a count or whose key names one (bytes,
 			 * parameters) or a seed, is exact whatever --rtol: 30.5 bytes or
@@ -1566,14 +1599,6 @@ int dc_check_parse_decimal(const char *s, double *out)
 				return -2;
 	return 0;
 }
-
-enum budget_unit {
-	BUDGET_PLAIN,
-	BUDGET_BYTES,
-	BUDGET_TIME,
-	BUDGET_GBPS,
-	BUDGET_BYTES_PER_S,
-};
 
 /* The unit the key at the end of `path` carries (check.h). */
 static enum budget_unit budget_unit(const char *path)

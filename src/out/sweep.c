@@ -19,6 +19,18 @@
 
 /* ---- checking the command line's axes and metrics ---- */
 
+const char *dc_sweep_value_trim(const char *p, size_t n, size_t *len)
+{
+	while (n && (*p == ' ' || *p == '\t')) {
+		p++;
+		n--;
+	}
+	while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+		n--;
+	*len = n;
+	return p;
+}
+
 size_t dc_sweep_value_len(const char *p)
 {
 	size_t n = 0;
@@ -74,29 +86,31 @@ size_t dc_sweep_axis_check(const char *text, char *err, size_t errlen)
 		return 0;
 	}
 	for (const char *p = eq + 1;;) {
-		size_t len = dc_sweep_value_len(p);
+		size_t raw = dc_sweep_value_len(p), len;
+		const char *t = dc_sweep_value_trim(p, raw, &len);
 		if (len == 0) {
 			snprintf(err, errlen, "'%s': empty value in '%.200s'", path, eq + 1);
 			return 0;
 		}
 		if (len > DC_SWEEP_MAX_VALUE) {
-			snprintf(err, errlen, "'%s': value '%.*s...' is longer than %d bytes", path, 32, p,
+			snprintf(err, errlen, "'%s': value '%.*s...' is longer than %d bytes", path, 32, t,
 				 DC_SWEEP_MAX_VALUE);
 			return 0;
 		}
 		/* a value given twice is two equal rows, which the axis warning
 		 * would then blame on the key (a CI trial's num_nodes=1,1) */
 		for (const char *q = eq + 1; q < p;) {
-			size_t qlen = dc_sweep_value_len(q);
-			if (qlen == len && memcmp(q, p, len) == 0) {
-				snprintf(err, errlen, "'%s': the value '%.*s' is given twice in '%.200s'", path, (int)len, p,
+			size_t qraw = dc_sweep_value_len(q), qlen;
+			const char *qt = dc_sweep_value_trim(q, qraw, &qlen);
+			if (qlen == len && memcmp(qt, t, len) == 0) {
+				snprintf(err, errlen, "'%s': the value '%.*s' is given twice in '%.200s'", path, (int)len, t,
 					 eq + 1);
 				return 0;
 			}
-			q += qlen + 1;
+			q += qraw + 1;
 		}
 		n++;
-		p += len;
+		p += raw;
 		if (!*p)
 			break;
 		p++;
@@ -815,7 +829,7 @@ static void axis_value(const char *text, size_t v, char *out)
 	size_t n;
 	while (v--)
 		p += dc_sweep_value_len(p) + 1;
-	n = dc_sweep_value_len(p);
+	p = dc_sweep_value_trim(p, dc_sweep_value_len(p), &n);
 	memcpy(out, p, n);
 	out[n] = '\0';
 }
@@ -1350,4 +1364,9 @@ fail:
 size_t dc_sweep_valid_points(const struct dc_report *r)
 {
 	return r && r->sweep ? r->sweep->valid : 0;
+}
+
+size_t dc_sweep_points(const struct dc_report *r)
+{
+	return r && r->sweep ? r->sweep->npoints : 0;
 }
