@@ -2444,6 +2444,15 @@ static int rule_gpu_preset(struct loader *l)
 		dc_cfg_warnf(l, blame(l, KEY_CLUSTER_INTRA_NODE_BANDWIDTH, KEY_CLUSTER_GPU),
 			     "'cluster.intra_node.bandwidth': %.4g GB/s is above cluster.gpu \"%s\"'s NVLink line rate, %.4g GB/s one way (docs/compute-model.md, \"The presets\"; a data sheet's %.4g GB/s counts both directions): the key is one GPU's one-way rate; priced as given",
 			     c->intra_node.bw_bytes_per_s / 1e9, pn, g->nvlink_bw / 1e9, 2 * g->nvlink_bw / 1e9);
+	/* the same from a cluster.system preset whose GPU cluster.gpu
+	 * replaced (a network trial's dgx-h100 with an A100: 370.8 GB/s
+	 * kept, silently, above the A100's 300) */
+	else if (!seen(l, KEY_CLUSTER_INTRA_NODE_BANDWIDTH) && l->filled[KEY_CLUSTER_INTRA_NODE_BANDWIDTH] == DC_ORIGIN_SYSTEM &&
+		 seen(l, KEY_CLUSTER_GPU) && g->nvlink_bw > 0 && c->gpus_per_node > 1 &&
+		 c->intra_node.bw_bytes_per_s > g->nvlink_bw * 1.0001)
+		dc_cfg_warnf(l, KEY_CLUSTER_GPU,
+			     "'cluster.gpu': \"%s\"'s NVLink line rate is %.4g GB/s one way, but cluster.system \"%s\" fills cluster.intra_node.bandwidth with its own GPU's %.4g GB/s: give intra_node.bandwidth for this GPU (docs/compute-model.md, \"The presets\"); priced as filled",
+			     pn, g->nvlink_bw / 1e9, dc_system_name(c->system), c->intra_node.bw_bytes_per_s / 1e9);
 	if (seen(l, KEY_CLUSTER_PEAK_FLOPS) && c->peak_flops > g->peak_flops * 1.0001)
 		dc_cfg_warnf(l, KEY_CLUSTER_PEAK_FLOPS,
 			     "'cluster.peak_flops': %.4g TFLOP/s is above cluster.gpu \"%s\"'s dense BF16 peak, %.4g TFLOP/s (a data sheet's figure with sparsity is twice the dense one, which training runs at): priced as given",
@@ -3188,7 +3197,7 @@ static const struct rule rules[] = {
 	  KEYS("training.recompute_modules", "training.recompute", "training.framework", "model.kv_lora_rank",
 	       "model.num_experts", "precision.fp8_recipe", "overlap.ep")},
 	 rule_recompute_modules},
-	{{"cluster.gpu fills gpu_memory, peak_flops, peak_flops_fp8, hbm_bandwidth, sm_count and overlap.compute_slowdown unless given (the derived slowdown needs more than 8 SMs), and host_adam_rate unless given or filled by cluster.system (a Grace part's from its CPU memory bandwidth, else the DGX-2's 3.891e9); precision.compute \"fp8\" needs an FP8 peak; an intra_node.bandwidth above the GPU's one-way NVLink line rate, or a peak above its dense data-sheet peak, warns (priced as given)",
+	{{"cluster.gpu fills gpu_memory, peak_flops, peak_flops_fp8, hbm_bandwidth, sm_count and overlap.compute_slowdown unless given (the derived slowdown needs more than 8 SMs), and host_adam_rate unless given or filled by cluster.system (a Grace part's from its CPU memory bandwidth, else the DGX-2's 3.891e9); precision.compute \"fp8\" needs an FP8 peak; an intra_node.bandwidth above the GPU's one-way NVLink line rate (given, or filled by a cluster.system preset of another GPU), or a peak above its dense data-sheet peak, warns (priced as given)",
 	  KEYS("cluster.gpu", "cluster.gpu_memory", "cluster.peak_flops", "cluster.peak_flops_fp8",
 	       "cluster.hbm_bandwidth", "cluster.sm_count", "overlap.compute_slowdown", "precision.compute",
 	       "cluster.host_adam_rate", "cluster.intra_node.bandwidth")}, rule_gpu_preset},

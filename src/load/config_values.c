@@ -245,6 +245,7 @@ static const struct {
 	const char *name, *choice, *whose;
 } foreign_names[] = {
 	{KEY_PRECISION_FP8_RECIPE, "tensorwise", "current", "Megatron's and torchao's tensorwise"},
+	{KEY_CLUSTER_NIC_PATH, "node", "phb", "nvidia-smi's NODE: host bridges within one socket, priced as PHB"},
 	{KEY_PRECISION_FP8_RECIPE, "rowwise_with_gw_hp", "rowwise", "torchao's rowwise with the weight gradient in high precision"},
 	{KEY_PARALLEL_SHARDING, "zero3", "fsdp", "ZeRO-3: parameters, gradients and optimizer states sharded"},
 	{KEY_PARALLEL_SHARDING, "stage3", "fsdp", "ZeRO-3: parameters, gradients and optimizer states sharded"},
