@@ -264,8 +264,48 @@ static const struct dc_field fields[] = {
 
 _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
 
+/* A collective.algorithm named (not auto) that none of the plan's
+ * collectives runs: each fell back to the ring (docs/network-model.md,
+ * "Auto"), which only its rows said (a network trial's FSDP step with
+ * tree, nvls or pat, all ring, exit 0, no word). Config rule 38 warns of
+ * the cases it can see from the keys alone; this one needs the rows. */
+static void warn(const struct dc_plan *p, const struct dc_results *res, const char *config_name,
+		 struct dc_diag *diag)
+{
+	enum dc_net_algo want = p->in->collective.algorithm;
+	const char *name = dc_net_algo_name(want);
+	uint64_t calls = 0;
+	(void)config_name;
+	/* nvls without cluster.nvls, or a Simple-only algorithm (nvls, pat,
+	 * hierarchical) with protocols that leave Simple out: config rule 38
+	 * said it already */
+	uint32_t protos = p->in->collective.protocols_mask;
+	if (want == DC_NET_ALGO_AUTO || !(res->done & DC_EST_BIT(DC_EST_COMM)) ||
+	    (want == DC_NET_ALGO_NVLS && !p->in->cluster.nvls) ||
+	    (protos && !(protos & (1u << DC_NET_PROTO_SIMPLE)) &&
+	     (want == DC_NET_ALGO_NVLS || want == DC_NET_ALGO_PAT || want == DC_NET_ALGO_HIER)))
+		return;
+	for (int a = 0; a < DC_STRAT_COUNT; a++) {
+		const struct dc_comm_strategy *st = &res->comm.s[a];
+		if (!st->in_play)
+			continue;
+		for (uint64_t i = 0; i < st->ncoll; i++) {
+			const struct dc_coll *c = &st->coll[i];
+			if (!c->algorithm || strcmp(c->algorithm, "p2p") == 0 || strcmp(c->algorithm, "none") == 0)
+				continue;
+			if (strcmp(c->algorithm, name) == 0)
+				return;
+			calls++;
+		}
+	}
+	if (calls)
+		dc_diag_warn(diag,
+			     "'collective.algorithm': \"%s\" runs none of this plan's %llu kinds of collective (the network model's rules: docs/network-model.md, \"Algorithms\"), so each fell back to \"ring\" (comm.*.collectives[].algorithm); set it to \"auto\" or to one a call can run",
+			     name, (unsigned long long)calls);
+}
+
 const struct dc_section dc_section_comm = {
 	"comm", "Communication per training step (per rank)",
 	"each strategy's collectives: calls, bytes, group, link, time",
-	DC_EST_BIT(DC_EST_COMM), sizeof(struct view), view, DC_FIELDS(fields), NULL, NULL,
+	DC_EST_BIT(DC_EST_COMM), sizeof(struct view), view, DC_FIELDS(fields), NULL, warn,
 };
