@@ -146,7 +146,7 @@ START_TEST(test_partial_nvlink_domain)
 	ck_assert_int_eq(load_said(base, (const char *const[]){"cluster.num_nodes=128", "cluster.nvlink_domain=72"}, 2, 0,
 				   got, sizeof(got)),
 			 0);
-	ck_assert_msg(strstr(got, "'cluster.nvlink_domain': 512 GPUs are not a whole number of 72-GPU NVLink domains: the "
+	ck_assert_msg(strstr(got, "'cluster.nvlink_domain': the world's 512 GPUs (cluster.num_nodes x gpus_per_node) are not a whole number of 72-GPU NVLink domains: the "
 				  "last domain holds 8,") != NULL,
 		      "%s", got);
 	/* the hint: the largest whole part of a domain, at least half, that

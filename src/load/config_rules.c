@@ -219,7 +219,7 @@ static int rule_network(struct loader *l)
 					break;
 				}
 			dc_cfg_warnf(l, dc_cfg_blame(l, ki, why, sizeof(why) / sizeof(why[0])),
-				     "'cluster.nvlink_domain': %llu GPUs are not a whole number of %llu-GPU NVLink domains: the last domain holds %llu, and a group that reaches into it with fewer ranks than the group each strategy is priced on (its first across domains) uses fewer NICs, so that strategy may be slower than shown; at a multiple of %llu GPUs no domain is partial%s",
+				     "'cluster.nvlink_domain': the world's %llu GPUs (cluster.num_nodes x gpus_per_node) are not a whole number of %llu-GPU NVLink domains: the last domain holds %llu, and a group that reaches into it with fewer ranks than the group each strategy is priced on (its first across domains) uses fewer NICs, so that strategy may be slower than shown; at a multiple of %llu GPUs no domain is partial%s",
 				     (unsigned long long)world, (unsigned long long)c->nvlink_domain,
 				     (unsigned long long)(world % c->nvlink_domain), (unsigned long long)c->nvlink_domain, hint);
 		}
