@@ -579,6 +579,29 @@ START_TEST(test_channels_reach_nics)
 		ck_assert_msg(o.busbw_bytes_per_s <= cap[i] && o.busbw_bytes_per_s >= 0.97 * cap[i],
 			      "channels %llu: bus bandwidth %g, cap %g", (unsigned long long)ch[i], o.busbw_bytes_per_s, cap[i]);
 	}
+	/* NCCL's default count is one node's NICs' (4 on a GB200 tray, 8
+	 * channels) and never cuts: a ring over two NVL72 racks holds 72
+	 * rails a domain, which a review found cut to 8 (the 1 GiB ring
+	 * AllReduce's bus bandwidth 508.6 -> 335.5 GB/s); given 8 channels,
+	 * it is cut */
+	{
+		struct dc_config c;
+		struct dc_net net;
+		struct dc_net_group g;
+		struct dc_net_choice dflt, eight;
+		fixture_json(&c, "{" MODEL ", \"cluster\": {\"system\": \"gb200-nvl72\", \"num_nodes\": 36}}");
+		dc_net_init(&c, &net);
+		dc_net_group_ranks(&net, 0, 1, 144, &g);
+		ck_assert_uint_eq(g.rails, 72);
+		ck_assert_int_eq(dc_net_time(&net, DC_COLL_ALL_REDUCE, &g, 1ull << 30, DC_NET_ALGO_RING, &dflt), 0);
+		fixture_json(&c, "{" MODEL ", \"cluster\": {\"system\": \"gb200-nvl72\", \"num_nodes\": 36, \"nccl_channels\": 8}}");
+		dc_net_init(&c, &net);
+		dc_net_group_ranks(&net, 0, 1, 144, &g);
+		ck_assert_int_eq(dc_net_time(&net, DC_COLL_ALL_REDUCE, &g, 1ull << 30, DC_NET_ALGO_RING, &eight), 0);
+		ck_assert_msg(dflt.busbw_bytes_per_s > 500e9, "default channels: %g", dflt.busbw_bytes_per_s);
+		ck_assert_msg(eight.busbw_bytes_per_s < 0.7 * dflt.busbw_bytes_per_s, "8 channels given: %g",
+			      eight.busbw_bytes_per_s);
+	}
 }
 END_TEST
 

@@ -1622,6 +1622,49 @@ START_TEST(test_trace_moe_interval_layers)
 }
 END_TEST
 
+/* The first forward of layers 0, 1 and 95 (microbatch 0) */
+struct bf16_events {
+	double fwd[3];
+};
+
+static int bf16_event(void *ctx, const struct dc_step_event *e)
+{
+	struct bf16_events *x = ctx;
+	if (e->track != DC_TRACK_COMPUTE || strstr(e->name, "wait"))
+		return 0;
+	if (strcmp(e->name, "layer 0 fwd mb 0") == 0)
+		x->fwd[0] = e->duration_s;
+	else if (strcmp(e->name, "layer 1 fwd mb 0") == 0)
+		x->fwd[1] = e->duration_s;
+	else if (strcmp(e->name, "layer 95 fwd mb 0") == 0)
+		x->fwd[2] = e->duration_s;
+	return 0;
+}
+
+/* The trace draws a BF16 layer at its own kernels, as the step prices it
+ * (a review: it drew the FP8 layer's and left the difference as an
+ * unlabelled gap). korthikanti-175b at 1F1B on H100 under FP8 current
+ * scaling with the first and the last layer in BF16: layers 0 and 95's
+ * forward kernels are the BF16 layer's forward, layer 1's the FP8 one's */
+START_TEST(test_trace_bf16_layers)
+{
+	static struct bf16_events x;
+	const char *sets[] = {"cluster.gpu=h100-sxm5-80gb", "training.framework=custom", "overlap.compute_slowdown=0",
+			      "parallel.virtual_pipeline=1", "precision.compute=fp8", "precision.fp8_recipe=current",
+			      "precision.bf16_first_layers=1", "precision.bf16_last_layers=1", NULL};
+	struct dc_step tl;
+	const char *err = NULL;
+	run_config("korthikanti-175b.json", sets);
+	ck_assert_int_eq(dc_step_timeline(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops, &run_res.batch,
+					  &tl, NULL, bf16_event, &x, &err),
+			 0);
+	ck_assert_double_eq_tol(x.fwd[0], run_res.compute.dense_layer_bf16.fwd_s, 1e-12);
+	ck_assert_double_eq_tol(x.fwd[1], run_res.compute.dense_layer.fwd_s, 1e-12);
+	ck_assert_double_eq_tol(x.fwd[2], run_res.compute.dense_layer_bf16.fwd_s, 1e-12);
+	ck_assert(x.fwd[0] > x.fwd[1]);
+}
+END_TEST
+
 /* The events dc_step_trace shows before each stage's summary, in order. */
 struct shown {
 	struct dc_step_event ev[4096];
@@ -3725,6 +3768,7 @@ int main(void)
 	tcase_add_test(tc, test_resums_follow_their_bucket);
 	tcase_add_test(tc, test_dualpipe_uneven_stages_compute);
 	tcase_add_test(tc, test_bf16_first_last_layers);
+	tcase_add_test(tc, test_trace_bf16_layers);
 	tcase_add_test(tc, test_dp_bucket_overlap);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("configs");

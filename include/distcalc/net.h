@@ -87,6 +87,7 @@ struct dc_net {
 	int collnet;                   /* cluster.collnet: auto may take the hierarchical algorithm */
 	enum dc_net_gen gen;           /* from cluster.gpu (Ampere without one) */
 	uint64_t channels;             /* ring / tree channels (cluster.nccl_channels or NCCL's default), >= 1 */
+	int channels_given;            /* 1: channels is cluster.nccl_channels's (net.c call_size's NIC cut) */
 	uint64_t nvls_channels;        /* NVLS channels: NCCL_NVLS_NCHANNELS' default, 16 */
 	double plugin_latency_s;       /* the network plugin's latency, added per hop between nodes (twice for Simple) */
 	unsigned protocols;            /* protocols NCCL may use, a mask over enum dc_net_proto (NCCL_PROTO); 0: all */

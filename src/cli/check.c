@@ -1649,6 +1649,10 @@ static int budget_bytes(const char *text, double *out, char *why, size_t n)
 	x = strtod(text, &end);
 	if (end == text || errno != 0 || !isfinite(x) || x < 0)
 		return -1;
+	/* a decimal, as the unit parser reads one: no hex float (0x10) */
+	for (const char *q = text; q < end; q++)
+		if (!((*q >= '0' && *q <= '9') || *q == '.' || *q == 'e' || *q == 'E' || *q == '+' || *q == '-'))
+			return -1;
 	while (*end == ' ')
 		end++;
 	if (!*end || strlen(end) > 16)

@@ -709,9 +709,13 @@ int dc_options_parse(int argc, const char *const *argv, struct dc_options *o,
 			 * out (a CI trial's `--output --all` wrote a file named
 			 * --all and dropped --all); a file of such a name is
 			 * given as ./--all */
-			if (argv[i + 1][0] == '-' && argv[i + 1][1] && find_row(argv[i + 1], &nv))
-				return usage(diag, "'%s': needs a value, but the next word is the option '%s' (a value that is that text: '%s=%s', or './%s' for a file)",
-					     r->long_name, argv[i + 1], r->long_name, argv[i + 1], argv[i + 1]);
+			if (argv[i + 1][0] == '-' && argv[i + 1][1] && find_row(argv[i + 1], &nv)) {
+				if (strstr(r->metavar, "FILE") || strstr(r->metavar, "LOG") || strstr(r->metavar, ".json"))
+					return usage(diag, "'%s': needs a value, but the next word is the option '%s' (a value that is that text: '%s=%s', or './%s' for a file)",
+						     r->long_name, argv[i + 1], r->long_name, argv[i + 1], argv[i + 1]);
+				return usage(diag, "'%s': needs a value, but the next word is the option '%s'", r->long_name,
+					     argv[i + 1]);
+			}
 			v = argv[++i];
 		}
 		for (size_t k = 0; r->metavar && once[k]; k++) {

@@ -158,7 +158,7 @@ static uint64_t node_rails_of(uint64_t c, uint64_t stride, uint64_t gpn, uint64_
 {
 	uint64_t r = min_u64(c, nics / dc_gcd_u64(stride % nics ? stride % nics : nics, nics));
 	if (nics > gpn && stride < gpn)
-		r = c * (nics / gpn);
+		r = c * nics / gpn; /* the product first, as shape() */
 	else if (nics > gpn)
 		r = nics / gpn;
 	return r ? r : 1;
@@ -584,6 +584,7 @@ struct call {
 	int tuner;        /* every channel: the tuner's price */
 	double ramp;      /* the fitted ramp's factor (1 without one) */
 	double node_bw;   /* dc_net_node_bw(net, g) */
+	double node_bw_ch; /* node_bw as the ring's and the tree's channels reach it (call_size) */
 	double busbw;     /* dc_net_busbw_factor(op, g->ranks) */
 	double bus_bytes; /* S x busbw */
 };
@@ -635,17 +636,19 @@ static void call_size(const struct dc_net *net, enum dc_coll_kind op, const stru
 	c->knot = dc_net_size_knot(bytes);
 	c->tuner = 0;
 	c->ramp = dc_net_ramp_factor(net->ramp[g->nodes > 1 ? 1 : 0], bytes);
-	c->node_bw = dc_net_node_bw(net, g);
+	c->node_bw = c->node_bw_ch = dc_net_node_bw(net, g);
 	/* each ring or tree channel leaves a node through one NIC (NCCL's
 	 * search finds about one channel per NIC: default_channels), so a
-	 * collective on fewer channels than the group's NICs reaches only as
-	 * many of them (a user trial's cluster.nccl_channels 1 kept all 8
-	 * rails of a DGX H100, 7x the one NIC's rate). Point to point and
-	 * AlltoAll run on NCCL's p2p channels, not these. The default is
-	 * twice the NICs, so only a given count below them cuts */
-	if (op != DC_COLL_SEND && op != DC_COLL_ALL_TO_ALL && g->nodes > 1 && net->channels &&
+	 * ring or tree on fewer channels than the group's NICs reaches only
+	 * as many of them (a user trial's cluster.nccl_channels 1 kept all 8
+	 * rails of a DGX H100, 7x the one NIC's rate). Only a given count:
+	 * the default is one node's NICs' and a multi-node NVLink domain's
+	 * group holds the domain's (NVL72: 72 rails, 8 channels), which NCCL
+	 * runs on more channels than the default says. NVLS, the hierarchy,
+	 * PAT, sends and AlltoAll run on channels of their own */
+	if (op != DC_COLL_SEND && op != DC_COLL_ALL_TO_ALL && g->nodes > 1 && net->channels_given &&
 	    net->channels < g->rails)
-		c->node_bw *= (double)net->channels / (double)g->rails;
+		c->node_bw_ch *= (double)net->channels / (double)g->rails;
 	c->busbw = dc_net_busbw_factor(op, g->ranks);
 	c->bus_bytes = c->S * c->busbw;
 }
@@ -740,9 +743,9 @@ static void price_ring(const struct dc_net *net, enum dc_coll_kind op, const str
 	int one = g->ranks_per_node <= 1;
 	enum dc_net_proto pr;
 	if (N > 1)
-		link = min_d(link, c->node_bw);
+		link = min_d(link, c->node_bw_ch);
 	if (one && N > 1)
-		link = c->node_bw; /* every hop is a NIC */
+		link = c->node_bw_ch; /* every hop is a NIC */
 	switch (op) {
 	case DC_COLL_ALL_REDUCE:
 		steps = 2 * (p - 1);
@@ -855,9 +858,9 @@ static void price_tree(const struct dc_net *net, enum dc_coll_kind op, const str
 	enum dc_net_proto pr;
 	(void)op;
 	if (r <= 1 && N > 1)
-		link = c->node_bw / (N > 2 ? 2.0 : 1.0);
+		link = c->node_bw_ch / (N > 2 ? 2.0 : 1.0);
 	else if (N > 1)
-		link = min_d(link, c->node_bw / (N > 2 ? 2.0 : 1.0));
+		link = min_d(link, c->node_bw_ch / (N > 2 ? 2.0 : 1.0));
 	EACH_PROTO(pr, protos) {
 		struct price *o = &out[pr];
 		double rate, share = 1, nc, ch_share;
@@ -1352,6 +1355,7 @@ void dc_net_init(const struct dc_config *cfg, struct dc_net *net)
 	net->collnet = c->collnet;
 	net->gen = gpu_gen(c->gpu);
 	net->channels = c->nccl_channels ? c->nccl_channels : default_channels(net->nics_per_node);
+	net->channels_given = c->nccl_channels != 0;
 	net->nvls_channels = 16; /* NCCL_NVLS_NCHANNELS' default (src/transport/nvls.cc) */
 	net->plugin_latency_s =
 		c->plugin_latency_fitted ? c->plugin_latency_s : fabrics[c->network].plugin_latency_s;

@@ -4316,12 +4316,16 @@ static double clamp_to(double x, double hi)
  * ending with it; FSDP's gathers and reduce-scatters on their streams).
  * `tag` marks an op of an overlapped DualPipe pair. */
 static double emit_layer(struct emitter *em, const struct costs *k, uint64_t stage, uint64_t layer, uint64_t mb,
-			 int moe, int bwd, int first, double share, enum part part, const char *tag, double t)
+			 int moe, int bf16, int bwd, int first, double share, enum part part, const char *tag, double t)
 {
 	struct cost o;
 	const char *dir = !bwd ? "fwd" : part == PART_INPUT ? "bwd (input grads)" : "bwd";
 	double comp, dur;
-	layer_cost(k, moe ? &k->c->moe_layer : &k->c->dense_layer, share, moe, bwd, first, &o);
+	/* a layer kept in BF16 (precision.bf16_*) at its own kernels, as
+	 * chunk_layers_cost_bf16 prices it */
+	const struct dc_work_time *w = moe ? (bf16 ? &k->c->moe_layer_bf16 : &k->c->moe_layer)
+					   : (bf16 ? &k->c->dense_layer_bf16 : &k->c->dense_layer);
+	layer_cost(k, w, share, moe, bwd, first, &o);
 	if (part == PART_WEIGHT) {
 		ev(em, stage, DC_TRACK_COMPUTE, t, o.wgrad, "layer %llu weight grads mb %llu%s", (unsigned long long)layer,
 		   (unsigned long long)mb, tag);
@@ -4450,7 +4454,9 @@ static double emit_op(struct emitter *em, const struct costs *k, uint64_t stage,
 		/* dense first, or MoE every n-th layer: the priced chunk's own
 		 * layer i */
 		int moe = moe_every && i < rc.at.layers ? dc_plan_dense_in(k->p, rc.at.first_layer + i, 1) == 0 : i >= d;
-		t = emit_layer(em, k, stage, ch.at.first_layer + i, mb, moe, bwd, j == 0, share, part, tag, t);
+		uint64_t bd;
+		int bf16 = rc.bf16 && i < rc.at.layers && dc_plan_bf16_in(k->p, rc.at.first_layer + i, 1, &bd) != 0;
+		t = emit_layer(em, k, stage, ch.at.first_layer + i, mb, moe, bf16, bwd, j == 0, share, part, tag, t);
 	}
 	if (!bwd && ch.at.head) {
 		/* the head's input gathered, its work, the loss's tp

@@ -1665,34 +1665,45 @@ static int rule_bf16_layers(struct loader *l)
 		       dc_cfg_keys[k].info.path);
 		return 0;
 	}
-	if (L && n[0] + n[1] > L) {
-		dc_cfg_errorf(l, blame(l, keys[1], KEY_MODEL_NUM_LAYERS),
+	for (int i = 0; i < 2; i++)
+		if (L && n[i] > L) {
+			dc_cfg_errorf(l, keys[i], "'%s': %llu is above the model's %llu layers (model.num_layers)",
+			       dc_cfg_keys[keys[i]].info.path, (unsigned long long)n[i], (unsigned long long)L);
+			return 0;
+		}
+	if (L && n[0] && n[1] && n[0] + n[1] > L) {
+		dc_cfg_errorf(l, blame(l, keys[1], keys[0]),
 		       "'precision.bf16_last_layers': with bf16_first_layers %llu, %llu BF16 layers exceed the model's %llu (model.num_layers); the two ends may meet, not overlap",
 		       (unsigned long long)n[0], (unsigned long long)(n[0] + n[1]), (unsigned long long)L);
 		return 0;
 	}
-	/* the step prices the BF16 layers on the model's first chunk (stage
-	 * 0, chunk 0) and its last (stage pp - 1, chunk v - 1), the chunks
-	 * that hold the embedding and the head: each count fits its chunk */
-	if (c->parallel.pp && L) {
+	/* the step prices one stage for all the middle ones (step.c's
+	 * segments), so the BF16 layers stay in the model's end chunks: its
+	 * first (stage 0's chunk 0) and its last (stage pp - 1's chunk v - 1;
+	 * under DualPipeV rank 0's second, each L / (2 pp) layers) */
+	if (c->parallel.pp > 1 && L) {
 		uint64_t v = c->parallel.virtual_pipeline ? c->parallel.virtual_pipeline : 1, cap[2];
-		cap[0] = cap[1] = L / (c->parallel.pp * v);
+		int vee = c->parallel.pipeline_schedule == DC_PIPE_DUALPIPEV;
+		uint64_t chunks = vee ? 2 : v;
+		cap[0] = cap[1] = L / (c->parallel.pp * chunks);
 		if (dc_stages_uneven(&c->parallel)) {
 			struct dc_stage_runs runs;
 			const char *key;
 			char err[8];
 			if (dc_stage_split(&c->parallel, L, c->parallel.virtual_pipeline, &runs, &key, err, sizeof(err)) != 0)
 				return 0; /* rule_pp_layers said why */
-			cap[0] = v > 1 ? runs.vfirst : runs.layers[0];
-			cap[1] = v > 1 ? runs.vlast : runs.layers[runs.n - 1];
+			cap[0] = v > 1 ? runs.vfirst : runs.layers[0] / chunks;
+			cap[1] = v > 1 ? runs.vlast : vee ? runs.layers[0] / chunks : runs.layers[runs.n - 1];
 		}
 		for (int i = 0; i < 2; i++)
-			if (c->parallel.pp > 1 && n[i] > cap[i]) {
+			if (n[i] > cap[i]) {
 				dc_cfg_errorf(l, blame(l, keys[i], v > 1 ? KEY_PARALLEL_VIRTUAL_PIPELINE : KEY_PARALLEL_PP),
-				       "'%s': %llu layers are more than the %llu of the model's %s chunk (stage %s, chunk %s); distcalc prices BF16 layers there, beside the %s, and nowhere else: at most %llu, or fewer pipeline stages or model chunks",
+				       "'%s': %llu layers are more than the %llu of the model's %s chunk (%s): distcalc's step prices one stage for all the middle ones, so BF16 layers must stay in the model's end chunks; at most %llu, or fewer pipeline stages or model chunks (Megatron-Core itself takes up to num_layers / pp)",
 				       dc_cfg_keys[keys[i]].info.path, (unsigned long long)n[i], (unsigned long long)cap[i],
-				       i ? "last" : "first", i ? "pp - 1" : "0", i ? "v - 1" : "0",
-				       i ? "head" : "embedding", (unsigned long long)cap[i]);
+				       i ? "last" : "first",
+				       vee ? (i ? "rank 0's second, under DualPipeV" : "rank 0's first")
+					   : (i ? "stage pp - 1's chunk v - 1" : "stage 0's chunk 0"),
+				       (unsigned long long)cap[i]);
 				return 0;
 			}
 	}
@@ -3260,10 +3271,10 @@ static const struct rule rules[] = {
 	       "checkpoint.staging_bandwidth", "checkpoint.step", "checkpoint.restore.tp", "collective.op", "collective.dtype",
 	       "collective.min_bytes", "collective.step_factor", "collective.max_bytes")},
 	 rule_one_experiment_keys},
-	{{"bf16_first_layers and bf16_last_layers act under compute fp8 (else they have no effect and warn), not with fp8_recipe delayed (Megatron-Core refuses it: megatron/core/transformer/transformer_config.py:1529-1530 at d98e8a64), together at most model.num_layers, with pp > 1 each at most the layers of the model's first (last) chunk, stage 0's chunk 0 (stage pp - 1's chunk v - 1), where the step prices them, and under framework megatron each at most num_layers / pp (integer division; transformer_config.py:1533-1552)",
+	{{"bf16_first_layers and bf16_last_layers act under compute fp8 (else they have no effect and warn), not with fp8_recipe delayed (Megatron-Core refuses it: megatron/core/transformer/transformer_config.py:1529-1530 at d98e8a64), together at most model.num_layers, with pp > 1 each at most the layers of the model's first (last) chunk, stage 0's chunk 0 (stage pp - 1's chunk v - 1; under dualpipev rank 0's two chunks of L / (2 pp)), since the step prices one stage for all the middle ones, and under framework megatron each at most num_layers / pp (integer division; transformer_config.py:1533-1552)",
 	  KEYS("precision.bf16_first_layers", "precision.bf16_last_layers", "precision.compute", "precision.fp8_recipe",
 	       "model.num_layers", "parallel.pp", "parallel.virtual_pipeline", "parallel.pipeline_layers",
-	       "training.framework")},
+	       "parallel.pipeline_schedule", "training.framework")},
 	 rule_bf16_layers},
 };
 

@@ -56,11 +56,18 @@ static void terms_fill(struct ledger_view *v);
 static const char *fp8_bf16_layers_clause(const struct dc_plan *p, const char *base, char *buf, size_t len)
 {
 	const struct dc_precision *pr = &p->in->precision;
+	/* the FP8 ledger (Megatron's Transformer Engine recipes) counts FP8
+	 * copies and saved inputs that the BF16 layers do not hold; the
+	 * BF16 ledger of the other frameworks counts none */
+	int te = dc_framework_fp8_saved_inputs(p->in) != DC_FP8_SAVED_NONE;
 	if (!base || (!pr->bf16_first_layers && !pr->bf16_last_layers))
 		return base;
 	snprintf(buf, len,
-		 "%s; and the %llu first and %llu last layers kept in BF16 (precision.bf16_first_layers, bf16_last_layers) are counted as FP8 ones here: their weights at param_bytes (2 B where it is 1), their FP8 weight copies and FP8-saved inputs, and their tensor-parallel gathers in the comm rows",
-		 base, (unsigned long long)pr->bf16_first_layers, (unsigned long long)pr->bf16_last_layers);
+		 "%s; and of the %llu first and %llu last layers kept in BF16 (precision.bf16_first_layers, bf16_last_layers), %s%s%stheir tensor-parallel gathers priced as an FP8 layer's (the comm rows and the step)",
+		 base, (unsigned long long)pr->bf16_first_layers, (unsigned long long)pr->bf16_last_layers,
+		 pr->param_bytes <= 1 ? "the weights are counted at param_bytes 1 (they are BF16, 2 B), " : "",
+		 te ? "their FP8 weight copies and FP8-saved inputs counted as an FP8 layer's (they hold none), " : "",
+		 pr->param_bytes <= 1 || te ? "and " : "");
 	return buf;
 }
 

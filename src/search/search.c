@@ -58,7 +58,7 @@ static const char *const reject_text[R_COUNT] = {
 	[R_RECOMPUTE] = "training.recompute_layers needs training.recompute \"full\" and at most the layers of a model chunk; training.recompute_modules needs \"selective\"",
 	[R_FRAMEWORK] = "training.framework \"deepspeed\" with pp > 1 needs parallel.sharding \"none\" or \"zero1\" (DeepSpeed's pipeline engine asserts a ZeRO stage below 2) and the 1F1B schedule, one model chunk a rank (its pipeline engine runs TrainSchedule alone); \"megatron\" with a MoE model at tp > 1 needs sequence_parallel (its MoE layer raises in training without it), and with sharding \"fsdp\" (its --use-torch-fsdp2) pp 1 and ep 1; \"torchtitan\" with a given parallel.etp needs it 1 at ep > 1 and tp at ep 1 (it has no expert tensor-parallel size)",
 	[R_LOSS_CHUNKS] = "training.loss_chunks must divide the tokens of a microbatch on a cp rank (micro_batch_size x model.seq_length / cp), which torchtitan's ChunkedLossWrapper splits into equal chunks",
-	[R_BF16_LAYERS] = "precision.bf16_first_layers and bf16_last_layers must each fit the model's first (last) chunk, num_layers / (pp x virtual_pipeline) layers (or the input's own uneven stages at its own virtual_pipeline), and under training.framework megatron num_layers / pp",
+	[R_BF16_LAYERS] = "precision.bf16_first_layers and bf16_last_layers must each fit the model's first (last) chunk, num_layers / (pp x virtual_pipeline) layers (under dualpipev num_layers / (2 pp); or the input's own uneven stages at its own virtual_pipeline), and under training.framework megatron num_layers / pp",
 	[R_OVERLAP] = "the input's overlaps must run on the layout: overlap.param_gather needs parallel.sharding \"zero1\"; overlap.tp under training.framework megatron or torchtitan needs sequence_parallel where tp > 1 (and torch.compile under torchtitan); overlap.ep \"dualpipe\" needs ep > 1 and a pipeline, \"a2a_1f1b\" ep > 1, interleaving where pp > 1 and a recompute other than full",
 	[R_OVERFLOW] = "a count of the layout overflows 64 bits",
 };
@@ -515,6 +515,10 @@ static int bf16_layers_reject(const struct dc_config *in, uint64_t pp, uint64_t 
 		return 1;
 	if (pp == in->parallel.pp && v == in_v && dc_stages_uneven(&in->parallel))
 		return 0;
+	/* DualPipeV (the input's, which a layout without interleaving
+	 * runs): two chunks of L / (2 pp) a rank */
+	if (v == 1 && in->parallel.pipeline_schedule == DC_PIPE_DUALPIPEV)
+		v = 2;
 	return most > L / (pp * v);
 }
 
