@@ -1270,6 +1270,19 @@ START_TEST(test_bf16_first_last_layers)
 	ck_assert_double_eq_tol(l1, a1, 1e-12 * a1);
 	ck_assert_double_eq_tol(l7, a7 + d, 1e-9 * a7);
 	ck_assert(f.time_s > a.time_s);
+	/* a MoE layer in BF16 is the BF16 run's MoE layer too (Mixtral, EP:
+	 * configs/mixtral-8x7b-ep.json, the last layer in BF16) */
+	{
+		static const char *const moe16[] = {"cluster.gpu=h100-sxm5-80gb", "precision.compute=bf16", NULL};
+		static const char *const moe8[] = {"cluster.gpu=h100-sxm5-80gb", "precision.compute=fp8",
+						   "precision.fp8_recipe=current", "precision.bf16_last_layers=1", NULL};
+		struct dc_work_time m16;
+		run_config("mixtral-8x7b-ep.json", moe16);
+		m16 = run_res.compute.moe_layer;
+		run_config("mixtral-8x7b-ep.json", moe8);
+		ck_assert(memcmp(&run_res.compute.moe_layer_bf16, &m16, sizeof(m16)) == 0);
+		ck_assert(run_res.compute.moe_layer_bf16.fwd_s > run_res.compute.moe_layer.fwd_s);
+	}
 	/* interleaved, v 3 (4 layers a chunk): stage 0's chunk 0 holds the
 	 * first layer, stage 7's chunk 2 the last; the same differences */
 	{

@@ -1279,8 +1279,10 @@ static void stage_ops(const struct costs *k, uint64_t stage, struct dc_step_stag
 	 * v - 2 cost alike, so do all between them (chunks 2 .. alike_to - 1
 	 * are not looked up) */
 	if (k->sched == DC_PIPE_INTERLEAVED && v > 3 && !k->p->chunks_uneven && k->p->runs.n <= 1 &&
-	    !dc_plan_moe_interleaved(k->p) && /* MoE every n-th layer: no order among the chunks */
-	    !k->c->bf16_layers) { /* BF16 layers at both ends: chunks 1 and v - 2 may hold as many, not those between */
+	    !dc_plan_moe_interleaved(k->p)) { /* MoE every n-th layer: no order among the chunks */
+		/* BF16 layers (precision.bf16_*) lie in chunk 0 of stage 0 and
+		 * chunk v - 1 of stage pp - 1 alone (the loader's rule), so
+		 * chunks 1 .. v - 2 hold none and stay alike */
 		struct chunk end;
 		chunk_of(k->p, stage, 1, &one);
 		chunk_of(k->p, stage, v - 2, &end);

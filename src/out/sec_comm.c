@@ -300,7 +300,7 @@ static void warn(const struct dc_plan *p, const struct dc_results *res, const ch
 	}
 	if (calls)
 		dc_diag_warn(diag,
-			     "'collective.algorithm': \"%s\" runs none of this plan's %llu kinds of collective (the network model's rules: docs/network-model.md, \"Algorithms\"), so each fell back to \"ring\" (comm.*.collectives[].algorithm); set it to \"auto\" or to one a call can run",
+			     "'collective.algorithm': \"%s\" runs none of this plan's %llu rows of collectives (the network model's rules: docs/network-model.md, \"Algorithms\"), so each fell back to \"ring\" (comm.*.collectives[].algorithm); set it to \"auto\" or to one a call can run",
 			     name, (unsigned long long)calls);
 }
 
