@@ -1667,12 +1667,12 @@ static int rule_bf16_layers(struct loader *l)
 	}
 	for (int i = 0; i < 2; i++)
 		if (L && n[i] > L) {
-			dc_cfg_errorf(l, keys[i], "'%s': %llu is above the model's %llu layers (model.num_layers)",
+			dc_cfg_errorf(l, (int)keys[i], "'%s': %llu is above the model's %llu layers (model.num_layers)",
 			       dc_cfg_keys[keys[i]].info.path, (unsigned long long)n[i], (unsigned long long)L);
 			return 0;
 		}
 	if (L && n[0] && n[1] && n[0] + n[1] > L) {
-		dc_cfg_errorf(l, blame(l, keys[1], keys[0]),
+		dc_cfg_errorf(l, blame(l, (int)keys[1], keys[0]),
 		       "'precision.bf16_last_layers': with bf16_first_layers %llu, %llu BF16 layers exceed the model's %llu (model.num_layers); the two ends may meet, not overlap",
 		       (unsigned long long)n[0], (unsigned long long)(n[0] + n[1]), (unsigned long long)L);
 		return 0;
@@ -1697,7 +1697,7 @@ static int rule_bf16_layers(struct loader *l)
 		}
 		for (int i = 0; i < 2; i++)
 			if (n[i] > cap[i]) {
-				dc_cfg_errorf(l, blame(l, keys[i], v > 1 ? KEY_PARALLEL_VIRTUAL_PIPELINE : KEY_PARALLEL_PP),
+				dc_cfg_errorf(l, blame(l, (int)keys[i], v > 1 ? KEY_PARALLEL_VIRTUAL_PIPELINE : KEY_PARALLEL_PP),
 				       "'%s': %llu layers are more than the %llu of the model's %s chunk (%s): distcalc's step prices one stage for all the middle ones, so BF16 layers must stay in the model's end chunks; at most %llu, or fewer pipeline stages or model chunks (Megatron-Core itself takes up to num_layers / pp)",
 				       dc_cfg_keys[keys[i]].info.path, (unsigned long long)n[i], (unsigned long long)cap[i],
 				       i ? "last" : "first",
@@ -1713,7 +1713,7 @@ static int rule_bf16_layers(struct loader *l)
 		uint64_t most = L / c->parallel.pp;
 		for (int i = 0; i < 2; i++)
 			if (n[i] > most) {
-				dc_cfg_errorf(l, blame(l, keys[i], KEY_PARALLEL_PP),
+				dc_cfg_errorf(l, blame(l, (int)keys[i], KEY_PARALLEL_PP),
 				       "'%s': %llu is above num_layers / pp = %llu / %llu = %llu, the most Megatron-Core accepts under training.framework \"megatron\" (transformer_config.py:1533-1552 at d98e8a64 raises)",
 				       dc_cfg_keys[keys[i]].info.path, (unsigned long long)n[i], (unsigned long long)L,
 				       (unsigned long long)c->parallel.pp, (unsigned long long)most);
