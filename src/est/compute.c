@@ -1583,12 +1583,11 @@ static const char *missing_keys(const struct dc_config *in)
 
 /* One dense and (with experts) one MoE transformer layer of the context's
  * format, into *dense_out and *moe_out, with each one's forward FLOPs */
-static void layers(struct ctx *x, const struct dc_compute *c, struct dc_work_time *dense_out,
-		   struct dc_work_time *moe_out, double *dense_flops, double *moe_flops)
+static void layers(struct ctx *x, struct dc_work_time *dense_out, struct dc_work_time *moe_out, double *dense_flops,
+		   double *moe_flops)
 {
 	const struct dc_config *in = x->p->in;
 	const struct dc_model *m = x->m;
-	(void)c;
 	{
 		struct part attn = {0}, dense = {0}, moe_pt = {0};
 		attention(x, &attn);
@@ -1746,13 +1745,13 @@ int dc_compute_compute(const struct dc_plan *p, struct dc_compute *c, const char
 	x.eager_rmsnorm = x.titan_eager && m->norm == DC_NORM_RMSNORM;
 	x.s_k = flash_keys(m, x.s);
 
-	layers(&x, c, &c->dense_layer, &c->moe_layer, &c->dense_layer_fwd_flops, &c->moe_layer_fwd_flops);
+	layers(&x, &c->dense_layer, &c->moe_layer, &c->dense_layer_fwd_flops, &c->moe_layer_fwd_flops);
 	if (in->precision.compute == DC_COMPUTE_FP8 && (in->precision.bf16_first_layers || in->precision.bf16_last_layers)) {
 		struct ctx xb;
 		double fl[2];
 		bf16_ctx(&x, &xb);
 		c->bf16_layers = 1;
-		layers(&xb, c, &c->dense_layer_bf16, &c->moe_layer_bf16, &fl[0], &fl[1]);
+		layers(&xb, &c->dense_layer_bf16, &c->moe_layer_bf16, &fl[0], &fl[1]);
 	}
 	host_floor(&x, c);
 	embedding(&x, &c->embedding);
