@@ -863,7 +863,7 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, doub
 	double ep = moe ? (bwd ? k->ep_b : k->ep_f) : 0;
 	double ag = bwd ? k->ag_b : k->ag_f, rs = bwd ? k->rs_b : 0;
 	double cp = bwd ? k->cp_b : k->cp_f;
-	double ex_tp = tp, ex_fs = ag + rs, ex_cp = cp, ex_ep = ep, hid = 0, hid_ce = 0, hid_ep = 0;
+	double ex_tp = tp, ex_fs = ag + rs, ex_cp = cp, ex_ep = ep, hid = 0, hid_ce = 0, hid_ep = 0, span;
 	if (moe && k->ep_mode != DC_EP_OVERLAP_NONE && ep > 0) {
 		ex_ep = ep_exposed(k, w, bwd, share);
 		/* DeepEP's kernels hold their own SMs (overlap.ep_slowdown) */
@@ -871,10 +871,6 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, doub
 			hid += ep - ex_ep;
 		else
 			hid_ep = ep - ex_ep;
-	}
-	if (k->cp_hide) {
-		ex_cp = max0(cp - comp);
-		hid += cp - ex_cp;
 	}
 	if (k->tp_mode == DC_TP_ALL) {
 		/* custom overlap.tp: every TP collective behind the layer's
@@ -900,6 +896,18 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, doub
 		ex_tp = tp - async + shown;
 		hid += async - shown;
 	}
+	/* The streams beside the kernels (ring attention's sends, FSDP's
+	 * prefetch) run while the layer lasts: its kernels and what the
+	 * compute stream waits for (TP, EP), then each one's exposed part
+	 * in turn, so the layer takes max(kernels + waits, cp, fsdp) and
+	 * shorter kernels never lengthen it (docs/step-model.md, "Several
+	 * streams") */
+	span = comp + ex_tp + ex_ep;
+	if (k->cp_hide) {
+		ex_cp = max0(cp - span);
+		hid += cp - ex_cp;
+		span += ex_cp;
+	}
 	if (k->ov_fsdp && !first) {
 		/* each stream's calls one after another; both streams' network
 		 * calls on one link, sharing it (fsdp_busiest_link) */
@@ -909,7 +917,7 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, doub
 		/* of ag + rs: DeepSpeed ZeRO-3's host copies (zero3_host_copies),
 		 * on the copy engines, so their hidden share takes no SMs */
 		double copies = bwd ? k->host_ag_b + k->host_rs_b : k->host_ag_f, fs;
-		ex_fs = max0(busiest - comp);
+		ex_fs = max0(busiest - span);
 		fs = ag + rs - ex_fs;
 		hid += ag + rs > 0 ? fs * (1.0 - copies / (ag + rs)) : 0;
 		hid_ce += ag + rs > 0 ? fs * copies / (ag + rs) : 0;
