@@ -745,6 +745,62 @@ START_TEST(test_flash_vs_eager_small)
 }
 END_TEST
 
+/* model.qk_norm and model.sandwich_norm (docs/formulas.md, "Activation
+ * memory"): an RMSNorm saves its input. Q and K normed per head (Qwen3's
+ * q_norm and k_norm, Megatron-Core's qk_layernorm) keep the unnormed q
+ * and k beside the rotated ones the kernel saves: 2sb(a + kv)d = 2 x 64 x
+ * (4 + 2) x 16 = 12,288 B on small_layer (sb 64, h 64, a 4, kv 2, d 16);
+ * Gemma 2/3's post-attention and post-MLP norms keep their inputs, the
+ * projection's and the MLP's outputs: 2 x 2sbh = 16,384. Without
+ * recompute the layer holds 107,520 + 12,288 + 16,384 = 136,192;
+ * selective keeps both (106,496 + 28,672 = 135,168); full keeps the
+ * input alone (2sbh = 8,192); the op policy neither (its list is the
+ * matmuls' outputs). At tp 2 the q/k term splits over the heads (6,144)
+ * and the sandwich's splits only under sequence parallelism. */
+START_TEST(test_qk_norm_and_sandwich_inputs)
+{
+	struct dc_config c;
+	struct dc_act_layer t;
+	uint64_t v;
+	small_layer(&c, "flash", 0, "none");
+	ck_assert_int_eq(dc_act_layer_parts(plan_of(&c), 0, &t), 0);
+	ck_assert_uint_eq(t.term_bytes[DC_ACT_QK_NORM_INPUTS], 0);
+	ck_assert_uint_eq(t.term_bytes[DC_ACT_SANDWICH_NORM_INPUTS], 0);
+	c.model.qk_norm = 1;
+	c.model.sandwich_norm = 1;
+	ck_assert_int_eq(dc_act_layer_parts(plan_of(&c), 0, &t), 0);
+	ck_assert_uint_eq(t.term_bytes[DC_ACT_QK_NORM_INPUTS], 12288);
+	ck_assert_uint_eq(t.term_bytes[DC_ACT_SANDWICH_NORM_INPUTS], 16384);
+	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 0, &v), 0);
+	ck_assert_uint_eq(v, 136192);
+	c.training.recompute = DC_RECOMPUTE_SELECTIVE;
+	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 0, &v), 0);
+	ck_assert_uint_eq(v, 135168);
+	c.training.recompute = DC_RECOMPUTE_FULL;
+	ck_assert_int_eq(dc_act_layer_bytes(plan_of(&c), 0, &v), 0);
+	ck_assert_uint_eq(v, 8192);
+	c.training.recompute = DC_RECOMPUTE_OP;
+	ck_assert_int_eq(dc_act_layer_parts(plan_of(&c), 0, &t), 0);
+	ck_assert_uint_eq(t.kept_bytes[DC_ACT_QK_NORM_INPUTS], 0);
+	ck_assert_uint_eq(t.kept_bytes[DC_ACT_SANDWICH_NORM_INPUTS], 0);
+	/* tp 2 on two GPUs, without and with sequence parallelism */
+	fixture_json(&c,
+		     "{\"model\": {\"num_layers\": 2, \"hidden_size\": 64, \"num_attention_heads\": 4,"
+		     " \"num_kv_heads\": 2, \"ffn_hidden_size\": 128, \"vocab_size\": 1000, \"seq_length\": 32,"
+		     " \"qk_norm\": true, \"sandwich_norm\": true},"
+		     " \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 2, \"gpu_memory\": \"80 GiB\","
+		     " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"200 Gb/s\"}},"
+		     " \"parallel\": {\"tp\": 2},"
+		     " \"training\": {\"micro_batch_size\": 2}}");
+	ck_assert_int_eq(dc_act_layer_parts(plan_of(&c), 0, &t), 0);
+	ck_assert_uint_eq(t.term_bytes[DC_ACT_QK_NORM_INPUTS], 6144);
+	ck_assert_uint_eq(t.term_bytes[DC_ACT_SANDWICH_NORM_INPUTS], 16384);
+	c.parallel.sequence_parallel = 1;
+	ck_assert_int_eq(dc_act_layer_parts(plan_of(&c), 0, &t), 0);
+	ck_assert_uint_eq(t.term_bytes[DC_ACT_SANDWICH_NORM_INPUTS], 8192);
+}
+END_TEST
+
 /* torchtitan keeps what its sequence-parallel AllGathers bring (the
  * stock linear's matmul saves its gathered input: framework.h
  * dc_framework_tp_keeps_gathered_input), where Megatron keeps the s/t
@@ -981,6 +1037,7 @@ int main(void)
 	tcase_add_test(tc, test_mtp_module_activations);
 	tcase_add_test(tc, test_ledger_uses_schedule);
 	tcase_add_test(tc, test_flash_vs_eager_small);
+	tcase_add_test(tc, test_qk_norm_and_sandwich_inputs);
 	tcase_add_test(tc, test_loss_chunks_head_terms);
 	tcase_add_test(tc, test_torchtitan_head_and_loss_parallel);
 	tcase_add_test(tc, test_op_policy_one_layer);

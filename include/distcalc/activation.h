@@ -54,8 +54,10 @@ struct dc_plan;
  * attention, routed copies in a dense layer) is 0 bytes. */
 enum dc_act_term {
 	DC_ACT_NORM_INPUTS,    /* 2 x 2sbh: the inputs of the two norms */
+	DC_ACT_SANDWICH_NORM_INPUTS, /* model.sandwich_norm: 2 x 2sbh, the post-attention and post-MLP norms' inputs */
 	DC_ACT_ATTN_INPUT,     /* 2sbh: the first norm's output, the Q/K/V input */
 	DC_ACT_QK,             /* 2sb(a + kv)d_qk: Q and K (QK^T's inputs) */
+	DC_ACT_QK_NORM_INPUTS, /* model.qk_norm: 2sb(a + kv)d, Q and K before their norms */
 	DC_ACT_V,              /* 2sb kv d_v: V */
 	DC_ACT_SOFTMAX,        /* eager: 2as^2b, the softmax output */
 	DC_ACT_ATTN_MASK,      /* eager with dropout: as^2b, the softmax dropout mask */

@@ -30,6 +30,8 @@ static const struct {
 	[DC_ACT_ROUTED] = {"routed copies", DC_ACT_GROUP_SPLIT},
 	[DC_ACT_MLP_OUTPUT] = {"MLP output", DC_ACT_GROUP_REPLICATED},
 	[DC_ACT_DROPOUT_MASKS] = {"dropout masks (2)", DC_ACT_GROUP_REPLICATED},
+	[DC_ACT_QK_NORM_INPUTS] = {"Q/K norm inputs", DC_ACT_GROUP_SPLIT},
+	[DC_ACT_SANDWICH_NORM_INPUTS] = {"sandwich norm inputs (2)", DC_ACT_GROUP_REPLICATED},
 };
 
 const char *dc_act_term_name(enum dc_act_term t)
@@ -84,6 +86,10 @@ static const char *base_formula(enum dc_act_term t, const struct dc_config *in, 
 		return "2sbkh etp";
 	case DC_ACT_DROPOUT_MASKS:
 		return "2 x sbh";
+	case DC_ACT_QK_NORM_INPUTS:
+		return "2sb(a + kv)d";
+	case DC_ACT_SANDWICH_NORM_INPUTS:
+		return "2 x 2sbh";
 	case DC_ACT_TERM_COUNT:
 		break;
 	}
@@ -319,10 +325,21 @@ int dc_act_layer_parts(const struct dc_plan *p, int moe, struct dc_act_layer *ou
 	raw[DC_ACT_ATTN_INPUT] = dc_ck_mul(&c, 2, sbh);
 	raw[DC_ACT_MLP_INPUT] = dc_ck_mul(&c, 2, sbh);
 	raw[DC_ACT_DROPOUT_MASKS] = dropout ? dc_ck_mul(&c, 2, sbh) : 0;
+	/* Gemma 2/3's sandwich: the norms after attention and after the MLP
+	 * (post_attention_layernorm, post_feedforward_layernorm in
+	 * transformers' Gemma2DecoderLayer) save their inputs, the output
+	 * projection's and the MLP's outputs, like the block's two */
+	raw[DC_ACT_SANDWICH_NORM_INPUTS] = m->sandwich_norm ? dc_ck_mul(&c, 4, sbh) : 0;
 	/* Q, K, V and the projection's input: 2 bytes each */
 	raw[DC_ACT_QK] = dc_ck_mul(&c, dc_ck_mul(&c, 2, sb), dc_ck_add(&c, q, k));
 	raw[DC_ACT_V] = dc_ck_mul(&c, dc_ck_mul(&c, 2, sb), v);
 	raw[DC_ACT_PROJ_INPUT] = dc_ck_mul(&c, dc_ck_mul(&c, 2, sb), o);
+	/* q and k normed per head (Qwen3's q_norm and k_norm, Megatron-Core's
+	 * qk_layernorm: an RMSNorm saves its input) before the rotation; the
+	 * kernel saves the rotated q and k (the QK term) besides, and the
+	 * rotation's backward needs no input */
+	raw[DC_ACT_QK_NORM_INPUTS] =
+		m->qk_norm ? dc_ck_mul(&c, dc_ck_mul(&c, 2, sb), dc_ck_add(&c, q, k)) : 0;
 	/* the attention core. Eager (Korthikanti's 5as^2b with dropout): the
 	 * softmax output (2), its dropout mask (1) and the dropped
 	 * probabilities PV reads (2); without dropout PV reads the softmax
