@@ -79,18 +79,33 @@ END_TEST
 
 START_TEST(test_flash_backward)
 {
-	/* FlashAttention-2 (Dao 2023, section 3.1.2) rebuilds S = QK^T in its
-	 * backward: 2 s a d per token per layer, 2 x 2048 x 12288 x 96 =
-	 * 4,831,838,208 for GPT-3, on top of Eq. 7's 1,076,442,955,776:
-	 * 1,081,274,793,984 hardware FLOPs per token; model FLOPs unchanged */
+	/* A flash kernel runs what the causal mask leaves: query i meets i
+	 * keys, s/2 on average (compute.c prices it so), where the model count
+	 * (Eq. 7) has the core whole. GPT-3 (L 96, h 12288, s 2048): the core
+	 * forward 4 s h = 100,663,296 a layer and token, x 96 x 3 =
+	 * 28,991,029,248 in the model count, of which the kernels skip half,
+	 * 14,495,514,624. FlashAttention-2 (Dao 2023, section 3.1.2) rebuilds
+	 * S = QK^T in its backward: 2 (s/2) a d = 25,165,824 a layer, x 96 =
+	 * 2,415,919,104. Hardware FLOPs per token: 1,076,442,955,776 -
+	 * 14,495,514,624 + 2,415,919,104 = 1,064,363,360,256, below the model
+	 * count; model FLOPs unchanged. Eager runs every score (the test
+	 * above: hardware = model). */
 	struct dc_config c;
 	struct dc_flops f;
 	gpt(&c, 96, 12288, 96, 2048, 51200, "none");
 	c.training.attention = DC_ATTENTION_FLASH;
 	ck_assert_int_eq(flops_of(&c, &f), 0);
 	ck_assert_double_eq_tol(f.model_per_token, 1076442955776.0, 1.0);
-	ck_assert_double_eq_tol(f.flash_backward_per_token, 4831838208.0, 1e-3);
-	ck_assert_double_eq_tol(f.hardware_per_token, 1081274793984.0, 1.0);
+	ck_assert_double_eq_tol(f.masked_per_token, 14495514624.0, 1e-3);
+	ck_assert_double_eq_tol(f.flash_backward_per_token, 2415919104.0, 1e-3);
+	ck_assert_double_eq_tol(f.hardware_per_token, 1064363360256.0, 1.0);
+	/* selective recompute reruns the core's forward as the kernel runs
+	 * it: 96 x 100,663,296 / 2 = 4,831,838,208 */
+	gpt(&c, 96, 12288, 96, 2048, 51200, "selective");
+	c.training.attention = DC_ATTENTION_FLASH;
+	ck_assert_int_eq(flops_of(&c, &f), 0);
+	ck_assert_double_eq_tol(f.recompute_per_token, 4831838208.0, 1e-3);
+	ck_assert_double_eq_tol(f.hardware_per_token, 1064363360256.0 + 4831838208.0, 1.0);
 }
 END_TEST
 
@@ -363,14 +378,16 @@ START_TEST(test_mtp_recompute_flops)
 	 * method skips the module (:1630-1634); the shared head after it is
 	 * never rerun. From test_mtp_on_last_stage's figures: the module's
 	 * matmuls without the head, a MoE layer 585,304,320 + eh_proj
-	 * 102,760,448 = 688,064,768, and its core 335,544,320. Uniform
-	 * (recompute_layers 0) reruns 2 x 688,064,768 + 335,544,320 =
-	 * 1,711,673,856 a token (before: 2 x 1,614,743,808 + 335,544,320 =
-	 * 3,565,031,936, the head's 926,679,040 included); on the last stage x
-	 * 4096 / 8 = 876,377,014,272 a rank. Block with recompute_layers 1
-	 * (every stage's one layer, as uniform for the decoder) reruns none of
-	 * it (before: the same as uniform). Selective: its layer's core,
-	 * 335,544,320, as any layer's. */
+	 * 102,760,448 = 688,064,768, and its core 335,544,320 in the model
+	 * count, of which the causal flash kernel runs half, 167,772,160.
+	 * Uniform (recompute_layers 0) reruns 2 x 688,064,768 + 167,772,160 =
+	 * 1,543,901,696 a token (before: 2 x 1,614,743,808 + 335,544,320 =
+	 * 3,565,031,936, the head's 926,679,040 included, and the core
+	 * whole); on the last stage x 4096 / 8 = 790,477,668,352 a rank. Block
+	 * with recompute_layers 1 (every stage's one layer, as uniform for the
+	 * decoder) reruns none of it (before: the same as uniform). Selective:
+	 * its layer's core as the kernel runs it, 167,772,160, as any
+	 * layer's. */
 	struct dc_flops u1, u0, b1, b0, n1, n0, s1, s0;
 	deepseek_pp61(1, "full", 0, &u1);
 	deepseek_pp61(0, "full", 0, &u0);
@@ -380,14 +397,14 @@ START_TEST(test_mtp_recompute_flops)
 	deepseek_pp61(0, "none", 0, &n0);
 	deepseek_pp61(1, "selective", 0, &s1);
 	deepseek_pp61(0, "selective", 0, &s0);
-	ck_assert_double_eq(u1.recompute_per_token - u0.recompute_per_token, 1711673856.0);
+	ck_assert_double_eq(u1.recompute_per_token - u0.recompute_per_token, 1543901696.0);
 	ck_assert_double_eq(b1.recompute_per_token - b0.recompute_per_token, 0.0);
-	ck_assert_double_eq(s1.recompute_per_token - s0.recompute_per_token, 335544320.0);
+	ck_assert_double_eq(s1.recompute_per_token - s0.recompute_per_token, 167772160.0);
 	ck_assert_double_eq(n1.recompute_per_token, 0.0);
 	/* the decoder's layers rerun alike under both methods here */
 	ck_assert_double_eq(u0.recompute_per_token, b0.recompute_per_token);
 	ck_assert_double_eq((u1.hardware_per_rank - n1.hardware_per_rank) - (u0.hardware_per_rank - n0.hardware_per_rank),
-			    876377014272.0);
+			    790477668352.0);
 	ck_assert_double_eq((b1.hardware_per_rank - n1.hardware_per_rank) - (b0.hardware_per_rank - n0.hardware_per_rank),
 			    0.0);
 }
@@ -439,10 +456,24 @@ START_TEST(test_sliding_window_mistral_32k)
 	 * sequence's core, 32 x 536,870,912 / 2 = 8,589,934,592 forward,
 	 * x 3: 42,662,363,136 + 25,769,803,776 = 68,432,166,912 */
 	ck_assert_double_eq(f.model_causal_per_token, 68432166912.0);
+	/* the flash kernel runs min(i, 4096) keys for query i: 4096 -
+	 * 4096^2 / (2 x 32768) = 3840 on average, 2 x 3840 x 32 x 256 =
+	 * 62,914,560 a layer forward, 2,013,265,920 over 32; it skips 3 x
+	 * (2,147,483,648 - 2,013,265,920) = 402,653,184 of the count and
+	 * rebuilds QK^T on 3840 keys, 2 x 3840 x 32 x 128 x 32 =
+	 * 1,006,632,960: hardware 49,104,814,080 - 402,653,184 +
+	 * 1,006,632,960 = 49,708,793,856 without recompute */
+	c.training.recompute = DC_RECOMPUTE_NONE;
+	ck_assert_int_eq(flops_of(&c, &f), 0);
+	ck_assert_double_eq(f.masked_per_token, 402653184.0);
+	ck_assert_double_eq(f.flash_backward_per_token, 1006632960.0);
+	ck_assert_double_eq(f.hardware_per_token, 49708793856.0);
 	/* without the window every layer meets all 32768 keys */
 	c.model.sliding_window = 0;
 	ck_assert_int_eq(flops_of(&c, &f), 0);
 	ck_assert_double_eq(f.attention_core_fwd_per_token, 32.0 * 536870912.0);
+	/* and the kernel runs half of them: 3 x 32 x 536,870,912 / 2 */
+	ck_assert_double_eq(f.masked_per_token, 25769803776.0);
 	/* a window no shorter than the sequence changes nothing */
 	load_hf_model("mistral-7b-v0.1", 4096, "\"tp\": 8", &c);
 	ck_assert_int_eq(flops_of(&c, &f), 0);
@@ -499,8 +530,9 @@ START_TEST(test_sliding_window_gemma2_alternating)
 	 * 16 heads x (256 + 256) = 8192 per key, so 2 x 8192 x 8192 =
 	 * 134,217,728 a global layer and 2 x 4096 x 8192 = 67,108,864 a sliding
 	 * one; 21 of each: 4,227,858,432 per token forward. A flash kernel's
-	 * backward adds 2 k a d_qk: 21 x (2 x 8192 + 2 x 4096) x 16 x 256 =
-	 * 2,113,929,216. */
+	 * backward adds 2 k a d_qk on the keys it runs, k (1 - k / 2s): 4096
+	 * of a global layer's 8192, 4096 - 4096^2 / 16384 = 3072 of a sliding
+	 * one's: 21 x (2 x 4096 + 2 x 3072) x 16 x 256 = 1,233,125,376. */
 	struct dc_config c;
 	struct dc_flops f;
 	load_hf_model("gemma-2-9b", 8192, "\"tp\": 8", &c);
@@ -508,7 +540,7 @@ START_TEST(test_sliding_window_gemma2_alternating)
 	ck_assert_double_eq(f.attention_core_fwd_per_token, 4227858432.0);
 	c.training.attention = DC_ATTENTION_FLASH;
 	ck_assert_int_eq(flops_of(&c, &f), 0);
-	ck_assert_double_eq(f.flash_backward_per_token, 2113929216.0);
+	ck_assert_double_eq(f.flash_backward_per_token, 1233125376.0);
 }
 END_TEST
 

@@ -28,9 +28,12 @@ struct dc_flops {
 	uint64_t layer_matmul_params;   /* of which in transformer layers */
 	double attention_core_fwd_per_token; /* 4 s a d summed over layers (MLA: 2sa(d_qk + d_v)) */
 	double model_per_token;         /* 6 N + 3 x attention core */
-	double recompute_per_token;     /* forward FLOPs run again */
-	double flash_backward_per_token; /* a flash kernel's backward rebuilding QK^T: 2 s a d_qk per layer */
-	double hardware_per_token;      /* model + recompute + flash backward */
+	/* of the model's: the attention core's masked blocks a flash kernel
+	 * skips (causal), forward and backward; 0 under eager attention */
+	double masked_per_token;
+	double recompute_per_token;     /* forward FLOPs run again, with the core the kernels run */
+	double flash_backward_per_token; /* a flash kernel's backward rebuilding QK^T: s a d_qk per layer (causal half) */
+	double hardware_per_token;      /* model - masked + recompute + flash backward: what the kernels run */
 	uint64_t tokens_per_step;
 	double model_per_step;
 	double hardware_per_step;

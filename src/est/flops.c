@@ -38,6 +38,18 @@ static double attention_core_fwd(const struct dc_model *m)
 	return attention_core_fwd_keys(m, keys_per_query(m, 0));
 }
 
+/* Keys one query's core runs on the hardware. A flash kernel skips the
+ * blocks the causal mask zeroes (compute.c attention(): the 0.5 and
+ * flash_keys): query i of s meets min(i, k) keys, k (1 - k / 2s) on
+ * average, s / 2 on a global layer. An eager kernel computes every score
+ * and masks it, so it runs the whole count (and on a sliding layer the
+ * scores past the window too, left out here as in the model count). */
+static double exec_keys(const struct dc_config *in, int sliding)
+{
+	double k = keys_per_query(&in->model, sliding), s = (double)in->model.seq_length;
+	return in->training.attention == DC_ATTENTION_FLASH ? k - k * k / (2.0 * s) : k;
+}
+
 /* Gated DeltaNet's chunk size in its training kernel (flash-linear-
  * attention's chunk_gated_delta_rule, BT = 64). */
 #define GDN_CHUNK 64.0
@@ -70,21 +82,33 @@ static void layer_kinds(const struct dc_model *m, uint64_t first, uint64_t n, do
 	*global = (double)(n - lin - sl);
 }
 
-/* Attention-core forward FLOPs per token, and what a flash kernel's
- * backward adds (flash_backward_extra), summed over layers first + 1 ..
- * first + n. */
-static void cores_of(const struct dc_config *in, uint64_t first, uint64_t n, double *core, double *flash)
+/* What a flash kernel's backward adds per softmax layer and token on
+ * `keys` keys a query: it rebuilds S = QK^T tile by tile
+ * (FlashAttention-2, Dao 2023, section 3.1.2: five matmuls in backward
+ * against the four of standard attention), 2 keys a d_qk; 0 for eager
+ * attention (and Gated DeltaNet layers have none: cores_of). */
+static double flash_backward_keys(const struct dc_config *in, double keys)
 {
 	const struct dc_model *m = &in->model;
-	double g, sl, lin, d_qk;
+	double d_qk = m->kv_lora_rank > 0 ? (double)(m->qk_nope_head_dim + m->qk_rope_head_dim) : (double)m->head_dim;
+	if (in->training.attention != DC_ATTENTION_FLASH)
+		return 0;
+	return 2.0 * keys * (double)m->num_attention_heads * d_qk;
+}
+
+/* Attention-core forward FLOPs per token, and what a flash kernel's
+ * backward adds, summed over layers first + 1 .. first + n: as the model
+ * count has them (`exec` 0: s keys a query, a sliding layer's window), or
+ * as the kernels run them (`exec` 1: exec_keys, the hardware count) */
+static void cores_of(const struct dc_config *in, uint64_t first, uint64_t n, int exec, double *core, double *flash)
+{
+	const struct dc_model *m = &in->model;
+	double g, sl, lin, kg, ks;
 	layer_kinds(m, first, n, &g, &sl, &lin);
-	*core = g * attention_core_fwd_keys(m, keys_per_query(m, 0)) +
-		sl * attention_core_fwd_keys(m, keys_per_query(m, 1)) + lin * linear_core_fwd(m);
-	d_qk = m->kv_lora_rank > 0 ? (double)(m->qk_nope_head_dim + m->qk_rope_head_dim) : (double)m->head_dim;
-	*flash = in->training.attention != DC_ATTENTION_FLASH
-			 ? 0
-			 : g * (2.0 * keys_per_query(m, 0) * (double)m->num_attention_heads * d_qk) +
-				   sl * (2.0 * keys_per_query(m, 1) * (double)m->num_attention_heads * d_qk);
+	kg = exec ? exec_keys(in, 0) : keys_per_query(m, 0);
+	ks = exec ? exec_keys(in, 1) : keys_per_query(m, 1);
+	*core = g * attention_core_fwd_keys(m, kg) + sl * attention_core_fwd_keys(m, ks) + lin * linear_core_fwd(m);
+	*flash = g * flash_backward_keys(in, kg) + sl * flash_backward_keys(in, ks);
 }
 
 /* The softmax layers' attention core as Megatron-LM's count has it: every
@@ -124,12 +148,12 @@ static double recompute_mm(const struct dc_plan *p, double extra)
 }
 
 /* Both over every layer of one stage (all its chunks): O(v). */
-static void stage_cores(const struct dc_plan *p, uint64_t stage, double *core, double *flash)
+static void stage_cores(const struct dc_plan *p, uint64_t stage, int exec, double *core, double *flash)
 {
 	*core = *flash = 0;
 	for (uint64_t c = 0; c < p->v; c++) {
 		double a, b;
-		cores_of(p->in, dc_plan_chunk_start(p, stage, c), dc_plan_chunk_layers(p, stage, c), &a, &b);
+		cores_of(p->in, dc_plan_chunk_start(p, stage, c), dc_plan_chunk_layers(p, stage, c), exec, &a, &b);
 		*core += a;
 		*flash += b;
 	}
@@ -279,27 +303,20 @@ static void mtp_module_mm(const struct dc_model *m, double mtp, double head, dou
 	*eh = 2.0 * (double)m->hidden_size * (double)m->hidden_size;
 }
 
-/* What a flash kernel's backward adds per layer and token: it rebuilds
- * S = QK^T tile by tile (FlashAttention-2, Dao 2023, section 3.1.2: five
- * matmuls in backward against the four of standard attention), 2 s a d_qk
- * (a sliding layer: its window for s); 0 for eager attention and for
- * Gated DeltaNet layers (cores_of). */
-static double flash_backward_extra(const struct dc_config *in)
-{
-	const struct dc_model *m = &in->model;
-	double d_qk = m->kv_lora_rank > 0 ? (double)(m->qk_nope_head_dim + m->qk_rope_head_dim) : (double)m->head_dim;
-	if (in->training.attention != DC_ATTENTION_FLASH)
-		return 0;
-	return 2.0 * (double)m->seq_length * (double)m->num_attention_heads * d_qk;
-}
 
-/* One rank of `stage`: its layers' FLOPs (model, and with what
- * recomputation and a flash kernel's backward add) and, on the last stage,
- * the head's and the MTP modules', for one token. `per_layer_core` and
- * `flash` are the stage's layers' averages (layer kinds differ by layer). */
+/* A layer's attention core as the model count has it (`core`) and as the
+ * kernels run it (`core_x`, with a flash kernel's backward rebuild
+ * `flash_x`): cores_of's two counts, per token */
+struct cores {
+	double core, core_x, flash_x;
+};
+
+/* One rank of `stage`: its layers' FLOPs (model, and hardware: the cores
+ * the kernels run, what recomputation and a flash kernel's backward add)
+ * and, on the last stage, the head's and the MTP modules', for one token.
+ * `l` holds the stage's layers' averages (layer kinds differ by layer). */
 static void stage_flops(const struct dc_plan *p, const struct dc_stage_params *sp, uint64_t stage, double dense_mm,
-			double moe_mm, double per_layer_core, double flash, double head, double mtp, double *model,
-			double *hw)
+			double moe_mm, const struct cores *l, double head, double mtp, double *model, double *hw)
 {
 	double dense_n = (double)(sp->layers - sp->moe_layers), moe_n = (double)sp->moe_layers;
 	double lin_mm = 0;
@@ -307,9 +324,9 @@ static void stage_flops(const struct dc_plan *p, const struct dc_stage_params *s
 	if (p->in->model.full_attention_interval) /* its Gated DeltaNet layers' projections */
 		lin_mm = (double)(sp->layers - dc_plan_stage_every(p, stage, p->in->model.full_attention_interval)) *
 			 linear_mm_delta(p);
-	*model = dense_n * (6.0 * dense_mm + 3.0 * per_layer_core) + moe_n * (6.0 * moe_mm + 3.0 * per_layer_core);
-	*hw = *model + dense_n * (layer_recompute(p, 0, dense_mm, per_layer_core) + flash) +
-	      moe_n * (layer_recompute(p, 1, moe_mm, per_layer_core) + flash);
+	*model = dense_n * (6.0 * dense_mm + 3.0 * l->core) + moe_n * (6.0 * moe_mm + 3.0 * l->core);
+	*hw = dense_n * (6.0 * dense_mm + 3.0 * l->core_x + layer_recompute(p, 0, dense_mm, l->core_x) + l->flash_x) +
+	      moe_n * (6.0 * moe_mm + 3.0 * l->core_x + layer_recompute(p, 1, moe_mm, l->core_x) + l->flash_x);
 	if (lin_mm != 0) {
 		*model += 6.0 * lin_mm;
 		*hw += 6.0 * lin_mm + recompute_mm(p, lin_mm);
@@ -318,15 +335,14 @@ static void stage_flops(const struct dc_plan *p, const struct dc_stage_params *s
 	 * the V's first and last chunks (dc_pipeline_chunk) */
 	if (stage == (dc_pipeline_schedule(p) == DC_PIPE_DUALPIPEV ? 0 : p->layout.pp - 1)) {
 		const struct dc_model *m = &p->in->model;
-		double mtp_core = (double)m->mtp_layers * attention_core_fwd(m);
-		double mtp_flash = (double)m->mtp_layers * flash_backward_extra(p->in), mod_mm, eh;
+		double k = exec_keys(p->in, 0), n = (double)m->mtp_layers;
+		double mtp_core = n * attention_core_fwd(m), mtp_core_x = attention_core_fwd_keys(m, k);
+		double mtp_flash = n * flash_backward_keys(p->in, k), mod_mm, eh;
 		mtp_module_mm(m, mtp, head, &mod_mm, &eh);
 		*model += 6.0 * head + 6.0 * mtp + 3.0 * mtp_core;
 		/* the modules rerun as Megatron-Core reruns them (mtp_recompute) */
-		*hw += 6.0 * head + 6.0 * mtp + 3.0 * mtp_core + mtp_flash +
-		       (m->mtp_layers ? mtp_recompute(p, m->num_experts > 0, mod_mm, eh, attention_core_fwd(m)) *
-						(double)m->mtp_layers
-				      : 0);
+		*hw += 6.0 * head + 6.0 * mtp + 3.0 * n * mtp_core_x + mtp_flash +
+		       (m->mtp_layers ? mtp_recompute(p, m->num_experts > 0, mod_mm, eh, mtp_core_x) * n : 0);
 	}
 }
 
@@ -334,7 +350,8 @@ static void stage_flops(const struct dc_plan *p, const struct dc_stage_params *s
  * parameters by kind, a layer's attention core, the head's and the MTP
  * modules' */
 struct stage_ctx {
-	double dense_mm, moe_mm, per_layer_core, head, mtp;
+	double dense_mm, moe_mm, head, mtp;
+	struct cores layer;
 };
 
 /* Model and hardware FLOPs per token of one rank's share of `stage`, before
@@ -344,13 +361,16 @@ static void stage_flops_of(const struct dc_plan *p, const struct stage_ctx *sc, 
 			   double *hw)
 {
 	const struct dc_stage_params *sp = &p->segment_params[dc_plan_stage_segment(p, stage)];
-	double stage_core = sc->per_layer_core, flash = flash_backward_extra(p->in);
+	struct cores l = sc->layer;
 	if (has_layer_kinds(&p->in->model) && sp->layers) {
-		stage_cores(p, stage, &stage_core, &flash);
-		stage_core /= (double)sp->layers;
-		flash /= (double)sp->layers;
+		double unused;
+		stage_cores(p, stage, 0, &l.core, &unused);
+		stage_cores(p, stage, 1, &l.core_x, &l.flash_x);
+		l.core /= (double)sp->layers;
+		l.core_x /= (double)sp->layers;
+		l.flash_x /= (double)sp->layers;
 	}
-	stage_flops(p, sp, stage, sc->dense_mm, sc->moe_mm, stage_core, flash, sc->head, sc->mtp, model, hw);
+	stage_flops(p, sp, stage, sc->dense_mm, sc->moe_mm, &l, sc->head, sc->mtp, model, hw);
 }
 
 int dc_flops_compute(const struct dc_plan *p, const struct dc_batch *b, struct dc_flops *f, const char **error)
@@ -359,7 +379,8 @@ int dc_flops_compute(const struct dc_plan *p, const struct dc_batch *b, struct d
 	const struct dc_param_terms *t = &p->terms;
 	struct dc_ck c = {0};
 	uint64_t head_params, layer_params;
-	double head, layers_mm, core, core_layers, per_layer_core, tokens_per_replica, mtp;
+	double head, layers_mm, core, core_x, flash_unused, tokens_per_replica, mtp;
+	struct cores layer;
 
 	memset(f, 0, sizeof(*f));
 	if (m->params_explicit) {
@@ -379,20 +400,28 @@ int dc_flops_compute(const struct dc_plan *p, const struct dc_batch *b, struct d
 		goto overflow;
 	head = (double)head_params;
 	layers_mm = (double)layer_params;
-	cores_of(p->in, 0, m->num_layers, &core, &f->flash_backward_per_token);
-	core_layers = core;
+	cores_of(p->in, 0, m->num_layers, 0, &core, &flash_unused);
+	cores_of(p->in, 0, m->num_layers, 1, &core_x, &f->flash_backward_per_token);
+	layer.core = core / (double)m->num_layers;
+	layer.core_x = core_x / (double)m->num_layers;
+	layer.flash_x = f->flash_backward_per_token / (double)m->num_layers;
 	mtp = mtp_mm(m, t, head);
 	/* the MTP modules: their matmuls and their softmax layers' cores */
 	core += (double)m->mtp_layers * attention_core_fwd(m);
-	f->flash_backward_per_token += (double)m->mtp_layers * flash_backward_extra(p->in);
+	core_x += (double)m->mtp_layers * attention_core_fwd_keys(m, exec_keys(p->in, 0));
+	f->flash_backward_per_token += (double)m->mtp_layers * flash_backward_keys(p->in, exec_keys(p->in, 0));
 	f->matmul_params = dc_ck_add(&c, f->matmul_params, (uint64_t)mtp);
 	f->attention_core_fwd_per_token = core;
 	/* Korthikanti Eq. 7: 3 x (2 N + core) = 6 N + 12 L s a d */
 	f->model_per_token = 6.0 * (double)f->matmul_params + 3.0 * core;
+	/* what the count's core has that no kernel runs: the masked blocks a
+	 * flash kernel skips, forward and backward */
+	f->masked_per_token = 3.0 * (core - core_x);
 	{
 		/* the whole model: its dense and MoE layers and its MTP modules
-		 * (rerun as Megatron-Core reruns them: mtp_recompute) */
-		double dense_mm, moe_mm, per_core = core / (double)(m->num_layers + m->mtp_layers), mod_mm, eh;
+		 * (rerun as Megatron-Core reruns them: mtp_recompute), with the
+		 * cores the kernels run */
+		double dense_mm, moe_mm, per_core = core_x / (double)(m->num_layers + m->mtp_layers), mod_mm, eh;
 		double n_moe = m->num_experts && !m->params_explicit ? (double)t->moe_layers : 0;
 		double n_dense = (double)m->num_layers - n_moe;
 		if (layer_mm_params(p, &dense_mm, &moe_mm) != 0)
@@ -403,7 +432,8 @@ int dc_flops_compute(const struct dc_plan *p, const struct dc_batch *b, struct d
 					 recompute_mm(p, (double)t->linear_attention_layers * linear_mm_delta(p)) +
 					 (double)m->mtp_layers * mtp_recompute(p, m->num_experts > 0, mod_mm, eh, per_core);
 	}
-	f->hardware_per_token = f->model_per_token + f->recompute_per_token + f->flash_backward_per_token;
+	f->hardware_per_token =
+		f->model_per_token - f->masked_per_token + f->recompute_per_token + f->flash_backward_per_token;
 	f->model_per_step = f->model_per_token * (double)f->tokens_per_step;
 	/* Megatron-LM's count: a causal softmax layer's core, QK^T and AV, at
 	 * half the whole sequence's ("only half of the mask is non-zero":
@@ -423,7 +453,6 @@ int dc_flops_compute(const struct dc_plan *p, const struct dc_batch *b, struct d
 	 * DualPipe's rank r runs stage r for half the microbatches and stage
 	 * pp - 1 - r for the other half (the memory ledger holds both) */
 	tokens_per_replica = (double)f->tokens_per_step / (double)p->layout.dp;
-	per_layer_core = core_layers / (double)m->num_layers;
 	{
 		struct stage_ctx sc;
 		int dual = dc_pipeline_schedule(p) == DC_PIPE_DUALPIPE;
@@ -432,7 +461,7 @@ int dc_flops_compute(const struct dc_plan *p, const struct dc_batch *b, struct d
 			/* no shape (model.params): every layer is the average */
 			sc.dense_mm = sc.moe_mm = layers_mm / (double)m->num_layers;
 		}
-		sc.per_layer_core = per_layer_core;
+		sc.layer = layer;
 		sc.head = head;
 		sc.mtp = mtp;
 		for (uint64_t i = 0; i < p->nsegments; i++)

@@ -15,7 +15,7 @@ static void view(const struct dc_run *run, void *out)
 {
 	struct view *v = out;
 	v->f = run->res->flops;
-	v->model = "model FLOPs 6N + 12 L s (a d) per token (Korthikanti et al. 2022 Eq. 7); hardware FLOPs add recomputation and a flash kernel's QK^T rebuilt in backward";
+	v->model = "model FLOPs 6N + 12 L s (a d) per token (Korthikanti et al. 2022 Eq. 7, the attention core whole); hardware FLOPs what the kernels run: a flash kernel's causal half of the core, recomputation and its QK^T rebuilt in backward";
 	v->recompute = dc_recompute_name(run->plan->in->training.recompute);
 	v->attention = dc_attention_name(run->plan->in->training.attention);
 }
@@ -30,6 +30,8 @@ static const struct dc_field fields[] = {
 	{"model_flops_per_token", "model FLOPs per token", DC_U_FLOPS, DC_FT_F64, F(model_per_token)},
 	{"model_flops_causal_per_token", "model FLOPs per token, Megatron's count (attention s/2, no window)",
 	 DC_U_FLOPS, DC_FT_F64, F(model_causal_per_token)},
+	{"masked_flops_per_token", "of them, masked attention the kernels skip (causal)", DC_U_FLOPS, DC_FT_F64,
+	 F(masked_per_token)},
 	{"recompute_flops_per_token", "recomputed forward FLOPs per token", DC_U_FLOPS, DC_FT_F64,
 	 F(recompute_per_token)},
 	{"flash_backward_flops_per_token", "flash backward QK^T rebuilt per token", DC_U_FLOPS, DC_FT_F64,

@@ -827,7 +827,7 @@ static const struct dc_field fields[] = {
 	 SV(mfu_bf16_peak), .shown = is_available},
 	{"mfu_causal", "MFU, Megatron's count (attention s/2, no window)", DC_U_RATIO, DC_FT_F64,
 	 SV(mfu_causal), .shown = is_available},
-	{"hfu", "HFU (hardware FLOPs / the same peak as MFU)", DC_U_RATIO, DC_FT_F64, SV(hfu), .shown = is_available},
+	{"hfu", "HFU (FLOPs the kernels run / the same peak as MFU)", DC_U_RATIO, DC_FT_F64, SV(hfu), .shown = is_available},
 	{"hfu_paper", "HFU, paper convention (GPT-shaped formula)", DC_U_RATIO, DC_FT_F64, SV(hfu_paper),
 	 .shown = is_available},
 	{"hfu_paper_means", "paper convention", DC_U_NONE, DC_FT_STR, V(hfu_paper_means), .shown = is_available},
