@@ -190,6 +190,13 @@ START_TEST(test_embedding_and_output_terms)
 	 * gradients, 8 s b V / t = 8 x 2048 x 51200 / 8 = 104,857,600 */
 	ck_assert_int_eq(dc_act_head_backward_bytes(plan_of(&c), &v), 0);
 	ck_assert_uint_eq(v, 104857600ull);
+	/* Megatron's vocabulary-parallel cross entropy writes its gradient in
+	 * place of the FP32 softmax it saved (cross_entropy.py:88, :114 at
+	 * d98e8a64): only the 16-bit copy the head reads, 2 x 2048 x 51200 / 8
+	 * = 26,214,400 */
+	c.training.framework = DC_FRAMEWORK_MEGATRON;
+	ck_assert_int_eq(dc_act_head_backward_bytes(plan_of(&c), &v), 0);
+	ck_assert_uint_eq(v, 26214400ull);
 	gpt3(&c, "selective", 0, 8, 1);
 	ck_assert_int_eq(dc_act_embedding_bytes(plan_of(&c), &v), 0);
 	ck_assert_uint_eq(v, SBH);

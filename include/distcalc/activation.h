@@ -151,8 +151,9 @@ int dc_act_output_bytes(const struct dc_plan *p, uint64_t *out);
  * log-softmax output the ledger already holds: an unfused
  * cross_entropy(logits.float()) has nll_loss's FP32 gradient (4sbV/t) and
  * log_softmax's FP32 input gradient (4sbV/t) alive at once, 8sbV/t
- * (docs/formulas.md; Megatron's fused vocab-parallel cross entropy works in
- * place and needs only its 16-bit copy, 2sbV/t). */
+ * (docs/formulas.md); Megatron's vocab-parallel cross entropy works in
+ * place and needs only its 16-bit copy, 2sbV/t, under training.framework
+ * megatron (framework.h dc_framework_loss_in_place). */
 int dc_act_head_backward_bytes(const struct dc_plan *p, uint64_t *out);
 /* With training.loss_chunks n above 1 this line is the chunked loss
  * call's peak over the held line (dc_act_output_bytes), the larger of two

@@ -110,6 +110,11 @@ int dc_framework_tp_keeps_gathered_input(const struct dc_config *c);
  * tp > 1 (framework.c; docs/formulas.md, "Embedding and output"). */
 int dc_framework_loss_parallel(const struct dc_plan *p);
 
+/* Whether the framework's loss writes its gradient in place of the FP32
+ * softmax it saved, so its backward adds only the 16-bit copy the head
+ * reads (2 bytes a logit, not 8): Megatron's */
+int dc_framework_loss_in_place(const struct dc_config *c);
+
 /* Under sequence parallelism, the collectives a MoE layer's MLP issues
  * over the attention's tp group in its forward, each on the b s h hidden
  * state in the working precision and mirrored in backward: `*gathers`

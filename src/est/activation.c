@@ -622,8 +622,14 @@ int dc_act_head_backward_bytes(const struct dc_plan *p, uint64_t *out)
 	}
 	/* the fused path's two FP32 gradients, 8 bytes a logit; torchtitan's
 	 * loss parallel decomposition 12 (framework.h
-	 * dc_framework_loss_parallel) */
-	*out = dc_ceil_div(dc_ck_mul(&c, dc_framework_loss_parallel(p) ? 12 : 8, sbv), p->layout.tp);
+	 * dc_framework_loss_parallel); Megatron's in place, its 16-bit copy
+	 * alone, 2 (dc_framework_loss_in_place) */
+	*out = dc_ceil_div(dc_ck_mul(&c,
+				     dc_framework_loss_parallel(p)		 ? 12
+				     : dc_framework_loss_in_place(p->in) ? 2
+									 : 8,
+				     sbv),
+			   p->layout.tp);
 	return c.overflow ? -1 : 0;
 }
 

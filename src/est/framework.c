@@ -204,6 +204,17 @@ int dc_framework_tp_keeps_gathered_input(const struct dc_config *c)
 	return c->training.framework == DC_FRAMEWORK_TORCHTITAN;
 }
 
+int dc_framework_loss_in_place(const struct dc_config *c)
+{
+	/* Megatron-Core's vocabulary-parallel cross entropy, fused or not,
+	 * makes its gradient in place of the FP32 softmax it saved
+	 * (tensor_parallel/cross_entropy.py at d98e8a64: grad_input = softmax
+	 * :88, grad_input.mul_(grad_output) :114, :204; the fused path,
+	 * fusions/fused_cross_entropy.py, calls the same operands); the
+	 * cast of the FP32 logits (:25) hands the head its 16-bit copy */
+	return c->training.framework == DC_FRAMEWORK_MEGATRON;
+}
+
 int dc_framework_loss_parallel(const struct dc_plan *p)
 {
 	/* torchtitan computes the loss on the head's vocabulary-sharded
