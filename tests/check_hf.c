@@ -380,6 +380,34 @@ START_TEST(test_layer_kinds_read)
 }
 END_TEST
 
+/* Qwen2-MoE's decoder_sparse_step (modeling_qwen2_moe.py: experts on
+ * layer_idx when (layer_idx + 1) % step == 0, a dense MLP of
+ * intermediate_size elsewhere) is model.moe_layer_interval. Qwen1.5-MoE's
+ * shape (the class defaults: h 2048, 24 layers, 60 experts of 1408, top 4,
+ * a gated shared expert of 5632, V 151936; check_params test_qwen_moe)
+ * at step 2: 12 MoE layers of 570,560,512 and 12 dense of 16,783,360
+ * attention + 3 x 2048 x 5632 = 34,603,008 MLP + 4,096 norms = 51,390,464,
+ * with embedding, head and final norm 622,331,904: 8,085,743,616; active
+ * 12 x 86,118,400 + 12 x 51,390,464 + 622,331,904 = 2,272,438,272. */
+START_TEST(test_qwen_moe_sparse_step)
+{
+	struct dc_config cfg;
+	struct dc_diag d;
+	char model[512];
+	const char *path = temp_hf("{\"model_type\": \"qwen2_moe\", \"decoder_sparse_step\": 2, \"mlp_only_layers\": []}");
+	snprintf(model, sizeof(model), "\"hf_config\": \"%s\", \"seq_length\": 1024", path);
+	ck_assert_int_eq(load(model, NULL, &cfg, &d), 0);
+	ck_assert_uint_eq(cfg.model.moe_layer_interval, 2);
+	ck_assert_uint_eq(plan_of(&cfg)->params_total, 8085743616ull);
+	ck_assert_uint_eq(plan_of(&cfg)->params_active, 2272438272ull);
+	dc_diag_release(&d);
+	unlink(path);
+	expect_hf_error("{\"model_type\": \"qwen3_moe\", \"mlp_only_layers\": [0, 5]}", DC_ERR_CONFIG,
+			"%s: error: 'mlp_only_layers': distcalc models MoE layers as every decoder_sparse_step-th "
+			"layer; only an empty list is supported, got 2 entries");
+}
+END_TEST
+
 /* Layer kinds distcalc cannot express are errors naming the key. */
 START_TEST(test_layer_kind_errors)
 {
@@ -884,6 +912,7 @@ static Suite *hf_suite(void)
 	tcase_add_test(tc, test_family_defaults);
 	tcase_add_test(tc, test_new_families_published);
 	tcase_add_test(tc, test_layer_kinds_read);
+	tcase_add_test(tc, test_qwen_moe_sparse_step);
 	tcase_add_test(tc, test_layer_kind_errors);
 	tcase_add_test(tc, test_null_keys);
 	tcase_add_test(tc, test_mistral3);

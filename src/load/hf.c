@@ -516,10 +516,17 @@ static void read_qwen2(struct hf *r, struct dc_model *m)
 	read_qwen_sliding(r, m);
 }
 
-static void read_qwen_moe_layout(struct hf *r)
+/* Qwen2-MoE, Qwen3-MoE and Qwen3-Next put the experts on layer_idx when
+ * (layer_idx + 1) % decoder_sparse_step == 0 and a dense MLP of
+ * intermediate_size on the others (modeling_qwen2_moe.py,
+ * modeling_qwen3_moe.py, modeling_qwen3_next.py decoder layers): layer i
+ * from 1 when the step divides i, model.moe_layer_interval
+ * (docs/models.md, "Layer kinds"). mlp_only_layers names dense layers one
+ * by one: only an empty list fits that rule. */
+static void read_qwen_moe_layout(struct hf *r, struct dc_model *m)
 {
-	expect_uint(r, "decoder_sparse_step", 1, "every layer as a MoE layer");
-	expect_empty_list(r, "mlp_only_layers", "every layer as a MoE layer");
+	m->moe_layer_interval = get_uint(r, "decoder_sparse_step", 1, 1);
+	expect_empty_list(r, "mlp_only_layers", "MoE layers as every decoder_sparse_step-th layer");
 }
 
 /* Qwen2MoeConfig (modeling_qwen2_moe.py): biased q, k, v; num_experts
@@ -535,7 +542,7 @@ static void read_qwen2_moe(struct hf *r, struct dc_model *m)
 	m->moe_ffn_hidden_size = get_uint(r, "moe_intermediate_size", 1, 1408);
 	m->shared_expert_ffn_hidden_size = get_uint(r, "shared_expert_intermediate_size", 0, 5632);
 	m->shared_expert_gate = m->shared_expert_ffn_hidden_size > 0;
-	read_qwen_moe_layout(r);
+	read_qwen_moe_layout(r, m);
 	read_qwen_sliding(r, m);
 }
 
@@ -550,7 +557,7 @@ static void read_qwen3_moe(struct hf *r, struct dc_model *m)
 	m->num_experts = get_uint(r, "num_experts", 1, 128);
 	read_top_k(r, m, 8);
 	m->moe_ffn_hidden_size = get_uint(r, "moe_intermediate_size", 1, 768);
-	read_qwen_moe_layout(r);
+	read_qwen_moe_layout(r, m);
 	read_qwen_sliding(r, m);
 }
 
@@ -910,7 +917,7 @@ static void read_qwen3_next(struct hf *r, struct dc_model *m)
 	m->moe_ffn_hidden_size = get_uint(r, "moe_intermediate_size", 1, 512);
 	m->shared_expert_ffn_hidden_size = get_uint(r, "shared_expert_intermediate_size", 0, 512);
 	m->shared_expert_gate = m->shared_expert_ffn_hidden_size > 0;
-	read_qwen_moe_layout(r);
+	read_qwen_moe_layout(r, m);
 	every = get_uint(r, "full_attention_interval", 1, 4);
 	read_layer_types(r, m, "linear_attention", &every, &given);
 	m->full_attention_interval = every;
