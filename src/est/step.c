@@ -901,11 +901,14 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, doub
 	 * compute stream waits for (TP, EP), then each one's exposed part
 	 * in turn, so the layer takes max(kernels + waits, cp, fsdp) and
 	 * shorter kernels never lengthen it (docs/step-model.md, "Several
-	 * streams") */
+	 * streams"). What hides behind the waits, not the kernels, slows no
+	 * kernel (hid_ce) */
 	span = comp + ex_tp + ex_ep;
 	if (k->cp_hide) {
+		double behind_kernels = cp < comp ? cp : comp;
 		ex_cp = max0(cp - span);
-		hid += cp - ex_cp;
+		hid += behind_kernels;
+		hid_ce += cp - ex_cp - behind_kernels;
 		span += ex_cp;
 	}
 	if (k->ov_fsdp && !first) {
@@ -917,10 +920,12 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, doub
 		/* of ag + rs: DeepSpeed ZeRO-3's host copies (zero3_host_copies),
 		 * on the copy engines, so their hidden share takes no SMs */
 		double copies = bwd ? k->host_ag_b + k->host_rs_b : k->host_ag_f, fs;
+		/* fs: what hides behind the kernels alone */
+		fs = ag + rs - max0(busiest - comp);
 		ex_fs = max0(busiest - span);
-		fs = ag + rs - ex_fs;
 		hid += ag + rs > 0 ? fs * (1.0 - copies / (ag + rs)) : 0;
 		hid_ce += ag + rs > 0 ? fs * copies / (ag + rs) : 0;
+		hid_ce += ag + rs - ex_fs - fs;
 	}
 	o->comp = comp + k->slow * hid + k->slow_ep * hid_ep;
 	o->hidden = hid + hid_ep + hid_ce;
