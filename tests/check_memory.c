@@ -124,6 +124,25 @@ START_TEST(test_fp8_weight_copies)
 	c.precision.param_bytes = 1;
 	ck_assert_uint_eq(stage_ledger(&c, 1).fp8_weight_copies_bytes, 2139095040ull);
 	ck_assert_uint_eq(stage_ledger(&c, 1).fp8_weight_params, 2139095040ull);
+	/* --fp8-param-gather makes TE's modules FP8 only (fp8_model_init):
+	 * Megatron's embedding and output layer stay BF16, a byte more a
+	 * weight than param_bytes 1 counts. Stage 1 holds layers alone: as
+	 * under deepspeed; stage 0 the embedding's V h / tp = 128,256 x 8192 / 8
+	 * = 131,334,144 weights more; stage 3 the head's as many and the final
+	 * norm's 8192: 131,342,336 */
+	{
+		struct dc_mem_ledger mg[4], dsl[4];
+		for (uint64_t s = 0; s < 4; s++)
+			mg[s] = stage_ledger(&c, s);
+		llama70b_fp8(&c, "dgx-h100", "deepspeed", "delayed", "zero1");
+		c.precision.param_bytes = 1;
+		for (uint64_t s = 0; s < 4; s++)
+			dsl[s] = stage_ledger(&c, s);
+		ck_assert_uint_eq(mg[1].params_bytes, dsl[1].params_bytes);
+		ck_assert_uint_eq(mg[2].params_bytes, dsl[2].params_bytes);
+		ck_assert_uint_eq(mg[0].params_bytes - dsl[0].params_bytes, 131334144ull);
+		ck_assert_uint_eq(mg[3].params_bytes - dsl[3].params_bytes, 131342336ull);
+	}
 	llama70b_fp8(&c, "dgx-b200", "megatron", "current", "zero1");
 	c.precision.param_bytes = 1;
 	ck_assert_uint_eq(stage_ledger(&c, 1).fp8_weight_copies_bytes, 0);

@@ -115,6 +115,11 @@ int dc_framework_loss_parallel(const struct dc_plan *p);
  * reads (2 bytes a logit, not 8): Megatron's */
 int dc_framework_loss_in_place(const struct dc_config *c);
 
+/* Whether FP8 primary weights (precision.param_bytes 1) leave the
+ * embedding and the output layer in 16 bits: Megatron's, whose
+ * --fp8-param-gather builds only Transformer Engine's modules in FP8 */
+int dc_framework_fp8_params_spare_ends(const struct dc_config *c);
+
 /* Under sequence parallelism, the collectives a MoE layer's MLP issues
  * over the attention's tp group in its forward, each on the b s h hidden
  * state in the working precision and mirrored in backward: `*gathers`

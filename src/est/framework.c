@@ -215,6 +215,20 @@ int dc_framework_loss_in_place(const struct dc_config *c)
 	return c->training.framework == DC_FRAMEWORK_MEGATRON;
 }
 
+int dc_framework_fp8_params_spare_ends(const struct dc_config *c)
+{
+	/* Megatron-Core builds the model under Transformer Engine's
+	 * fp8_model_init when fp8_param_gather (training.py get_model ->
+	 * model_provider at d98e8a64; transformer_engine fp8_model_init
+	 * makes only TE modules' weights Float8Tensors): the decoder's TE
+	 * linears and grouped linears. The embedding
+	 * (VocabParallelEmbedding) and the output layer
+	 * (tensor_parallel.ColumnParallelLinear, gpt_model.py) are not TE
+	 * modules and stay BF16; so do the norms (2 h a layer, not counted
+	 * apart here) */
+	return c->training.framework == DC_FRAMEWORK_MEGATRON && c->precision.param_bytes == 1;
+}
+
 int dc_framework_loss_parallel(const struct dc_plan *p)
 {
 	/* torchtitan computes the loss on the head's vocabulary-sharded

@@ -559,6 +559,12 @@ static int states_part(const struct dc_plan *pl, const struct dc_state_shards *s
 	 * only over the expert-data-parallel group, dp / ep ranks, so their
 	 * states shard over that (Megatron-Core's distributed optimizer) */
 	bad |= states_bytes(&l->p, pr->param_bytes, shards, DC_STATE_PARAMS, &l->params_bytes);
+	if (dc_framework_fp8_params_spare_ends(cfg)) {
+		/* the embedding and the head at 2 bytes: one more each */
+		uint64_t ends;
+		bad |= dc_state_bytes(l->p.other_params, 1, shards->dense[DC_STATE_PARAMS], 1, &ends) != 0 ||
+		       dc_add_u64(l->params_bytes, ends, &l->params_bytes) != 0;
+	}
 	bad |= states_bytes(&l->p, pr->grad_bytes, shards, DC_STATE_GRADS, &l->grads_bytes);
 	bad |= states_bytes(&l->p, pr->master_bytes, shards, DC_STATE_MASTER, &l->master_bytes);
 	bad |= states_bytes(&l->p, pr->optimizer_bytes, shards, DC_STATE_OPTIMIZER, &l->optimizer_bytes);

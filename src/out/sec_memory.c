@@ -305,7 +305,8 @@ static const char *offloaded(const struct ledger_view *v, int what)
 static void params_label(const void *base, char *buf, size_t len)
 {
 	const struct ledger_view *v = base;
-	dc_text_fmt(buf, len, "params (%llu B/param, %s%s)", (unsigned long long)v->plan->in->precision.param_bytes,
+	dc_text_fmt(buf, len, "params (%llu B/param%s, %s%s)", (unsigned long long)v->plan->in->precision.param_bytes,
+		    dc_framework_fp8_params_spare_ends(v->plan->in) ? ", the embedding and head 2" : "",
 		    sharding_says(v, DC_SHARD_FSDP), offloaded(v, 1));
 }
 
