@@ -3188,6 +3188,75 @@ START_TEST(test_fsdp_gather_and_reduce_share_the_link)
 }
 END_TEST
 
+/* One layer's TP and CP time a microbatch, forward and backward, from the
+ * comm rows: the layers' TP calls (the ends' rows apart) and the CP
+ * exchange over L layers and m microbatches */
+static void layer_tp_cp(double *tp_f, double *tp_b, double *cp_f, double *cp_b)
+{
+	double per = (double)(run_plan.in->model.num_layers * run_plan.layout.grad_accum_steps);
+	const struct dc_comm_strategy *t = &run_res.comm.s[DC_STRAT_TP], *c = &run_res.comm.s[DC_STRAT_CP];
+	*tp_f = *tp_b = *cp_f = *cp_b = 0;
+	for (uint64_t i = 0; i < t->ncoll; i++)
+		if (t->coll[i].what < DC_CW_TP_LOSS_CHUNK)
+			*(t->coll[i].phase == DC_CPHASE_FORWARD ? tp_f : tp_b) += t->coll[i].time_s / per;
+	for (uint64_t i = 0; i < c->ncoll; i++)
+		*(c->coll[i].phase == DC_CPHASE_FORWARD ? cp_f : cp_b) += c->coll[i].time_s / per;
+}
+
+/* Ring attention's sends (cp_comm_type p2p) beside a layer whose TP
+ * calls are all waited for (torchtitan's rules without async TP:
+ * DC_TP_WAIT_ALL): systems.json on H100 at tp 4, cp 2, dp 1. On 4-GPU nodes TP is a node's NVLink and
+ * CP crosses the NIC: the sends run on through the TP waits, so a layer
+ * shows max(0, cp - (kernels + tp)) of them forward and backward; on
+ * 8-GPU nodes both ride NVLink, which the TP calls keep busy, and it
+ * (at 10 GB/s, for the sends to outlast the kernels) shows max(0, cp +
+ * tp - (kernels + tp)) = max(0, cp - kernels), as
+ * before stop 63 (docs/step-model.md, "Several streams beside the
+ * kernels"). Composed from the comm rows and the kernel times: m L times
+ * a layer's, both directions. */
+START_TEST(test_side_stream_span)
+{
+	static const char *const apart[] = {"cluster.gpu=h100-sxm5-80gb", "parallel.cp=2", "parallel.dp=1",
+					    "training.framework=torchtitan", "parallel.cp_comm_type=p2p", NULL};
+	static const char *const shared[] = {"cluster.gpu=h100-sxm5-80gb", "parallel.cp=2", "parallel.dp=1",
+					     "training.framework=torchtitan", "parallel.cp_comm_type=p2p",
+					     "cluster.gpus_per_node=8", "cluster.num_nodes=1",
+					     "cluster.intra_node.bandwidth=10 GB/s", NULL};
+	const struct dc_work_time *w;
+	double tf, tb, cf, cb, ml, fwd, bwd, got, want, kernels_only, span_only;
+	run_config("systems.json", apart);
+	ck_assert_int_eq(run_res.comm.s[DC_STRAT_TP].link, DC_LINK_INTRA);
+	ck_assert_int_eq(run_res.comm.s[DC_STRAT_CP].link, DC_LINK_INTER);
+	layer_tp_cp(&tf, &tb, &cf, &cb);
+	w = &run_res.compute.dense_layer;
+	ml = (double)(run_plan.in->model.num_layers * run_plan.layout.grad_accum_steps);
+	fwd = w->fwd_s;
+	bwd = w->bwd_s + w->recompute_s;
+	want = ml * (fmax(0, cf - (fwd + tf)) + fmax(0, cb - (bwd + tb)));
+	kernels_only = ml * (fmax(0, cf - fwd) + fmax(0, cb - bwd));
+	ck_assert_uint_eq(run_res.step.nclasses, 1);
+	got = run_res.step.classes[0].exposed_s[DC_STRAT_CP];
+	ck_assert_msg(fabs(got - want) <= 1e-9 * kernels_only, "cp apart: %.12g, by the rule %.12g (kernels alone %.12g)",
+		      got, want, kernels_only);
+	ck_assert_double_lt(want, kernels_only - 1e-3); /* the waits hide some */
+	ck_assert_double_gt(want, 0);
+	run_config("systems.json", shared);
+	ck_assert_int_eq(run_res.comm.s[DC_STRAT_TP].link, DC_LINK_INTRA);
+	ck_assert_int_eq(run_res.comm.s[DC_STRAT_CP].link, DC_LINK_INTRA);
+	layer_tp_cp(&tf, &tb, &cf, &cb);
+	w = &run_res.compute.dense_layer;
+	ml = (double)(run_plan.in->model.num_layers * run_plan.layout.grad_accum_steps);
+	fwd = w->fwd_s;
+	bwd = w->bwd_s + w->recompute_s;
+	want = ml * (fmax(0, cf - fwd) + fmax(0, cb - bwd));
+	span_only = ml * (fmax(0, cf - (fwd + tf)) + fmax(0, cb - (bwd + tb)));
+	got = run_res.step.classes[0].exposed_s[DC_STRAT_CP];
+	ck_assert_msg(fabs(got - want) <= 1e-9 * want, "cp shared: %.12g, by the rule %.12g (waits as free %.12g)", got,
+		      want, span_only);
+	ck_assert_double_gt(want, span_only + 1e-3); /* the shared link hides less */
+}
+END_TEST
+
 /* The streams beside the kernels (ring attention's sends under
  * cp_comm_type p2p, FSDP's prefetch) run while the layer lasts, its
  * kernels and what the compute stream waits for (TP without overlap):
@@ -3870,6 +3939,7 @@ int main(void)
 	tcase_add_test(tc, test_fsdp_pipeline_each_stage_reduces_its_own_units);
 	tcase_add_test(tc, test_fsdp_gather_and_reduce_share_the_link);
 	tcase_add_test(tc, test_faster_kernels_never_lengthen_the_step);
+	tcase_add_test(tc, test_side_stream_span);
 	tcase_add_test(tc, test_zero_bubble_schedules_measured);
 	tcase_add_test(tc, test_ep_a2a_1f1b_two_layers);
 	tcase_add_test(tc, test_trace_shows_the_schedule);

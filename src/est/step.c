@@ -121,6 +121,10 @@ struct costs {
 	double host_ag_f, host_ag_b, host_rs_b; /* of ag_f, ag_b, rs_b: those copies */
 	double cp_f, cp_b;           /* one layer's context-parallel K/V exchange */
 	int cp_hide;                 /* p2p: the ring's sends run behind the layer's kernels */
+	/* the link each axis's calls cross (its slowest group's: comm.h),
+	 * DC_LINK_AUTO for an axis out of play: a side stream shares its
+	 * link with the layer's other calls on it (layer_cost) */
+	enum dc_link_choice lk_tp, lk_ep, lk_cp, lk_fs;
 	double send_s;               /* one pipeline send, the slowest boundary's */
 	struct sends snd;            /* the sends by boundary (send_s: the slower of in and x) */
 	int ov_fsdp, ov_dp;
@@ -605,6 +609,10 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 		tp_pair_gemms(k, p, c);
 	k->ov_fsdp = in->overlap.fsdp_prefetch && in->parallel.fsdp_unit != DC_FSDP_UNIT_MODEL;
 	k->ov_dp = dc_framework_overlap_dp(p);
+	k->lk_tp = comm->s[DC_STRAT_TP].in_play ? comm->s[DC_STRAT_TP].link : DC_LINK_AUTO;
+	k->lk_ep = comm->s[DC_STRAT_EP].in_play ? comm->s[DC_STRAT_EP].link : DC_LINK_AUTO;
+	k->lk_cp = comm->s[DC_STRAT_CP].in_play ? comm->s[DC_STRAT_CP].link : DC_LINK_AUTO;
+	k->lk_fs = comm->s[DC_STRAT_FSDP].in_play ? comm->s[DC_STRAT_FSDP].link : DC_LINK_AUTO;
 	k->sched = dc_pipeline_schedule(p);
 	k->chunks = dc_pipeline_chunks(p);
 	k->ep_mode = in->overlap.ep;
@@ -898,34 +906,45 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, doub
 	}
 	/* The streams beside the kernels (ring attention's sends, FSDP's
 	 * prefetch) run while the layer lasts: its kernels and what the
-	 * compute stream waits for (TP, EP), then each one's exposed part
-	 * in turn, so the layer takes max(kernels + waits, cp, fsdp) and
-	 * shorter kernels never lengthen it (docs/step-model.md, "Several
-	 * streams"). What hides behind the waits, not the kernels, slows no
-	 * kernel (hid_ce) */
-	span = comp + ex_tp + ex_ep;
+	 * compute stream waits for (TP, EP, CP's waited exchange), then each
+	 * one's exposed part in turn. A side stream shares its link with the
+	 * layer's other calls on that link (all of their time, hidden or
+	 * waited for), so it shows what it and they exceed the span by, at
+	 * most itself: the layer takes max(kernels + waits, each side stream
+	 * and its link's other calls), and shorter kernels never lengthen it
+	 * (docs/step-model.md, "Several streams beside the kernels"). What
+	 * hides behind the waits, not the kernels, slows no kernel (hid_ce) */
+	span = comp + ex_tp + ex_ep + (k->cp_hide ? 0 : ex_cp);
 	if (k->cp_hide) {
-		double behind_kernels = cp < comp ? cp : comp;
-		ex_cp = max0(cp - span);
-		hid += behind_kernels;
-		hid_ce += cp - ex_cp - behind_kernels;
+		double same = (k->lk_tp == k->lk_cp ? tp : 0) + (k->lk_ep == k->lk_cp ? ep : 0), hidden, behind;
+		ex_cp = fmin(cp, max0(cp + same - span));
+		hidden = cp - ex_cp;
+		behind = fmin(hidden, comp);
+		hid += behind;
+		hid_ce += hidden - behind;
 		span += ex_cp;
 	}
 	if (k->ov_fsdp && !first) {
 		/* each stream's calls one after another; both streams' network
 		 * calls on one link, sharing it (fsdp_busiest_link) */
 		double busiest = ag > rs ? ag : rs;
+		double same = (k->lk_tp == k->lk_fs ? tp : 0) + (k->lk_ep == k->lk_fs ? ep : 0) +
+			      (k->lk_cp == k->lk_fs ? cp : 0);
 		if (bwd && k->fs_busy_b > busiest)
 			busiest = k->fs_busy_b;
 		/* of ag + rs: DeepSpeed ZeRO-3's host copies (zero3_host_copies),
-		 * on the copy engines, so their hidden share takes no SMs */
-		double copies = bwd ? k->host_ag_b + k->host_rs_b : k->host_ag_f, fs;
-		/* fs: what hides behind the kernels alone */
-		fs = ag + rs - max0(busiest - comp);
-		ex_fs = max0(busiest - span);
-		hid += ag + rs > 0 ? fs * (1.0 - copies / (ag + rs)) : 0;
-		hid_ce += ag + rs > 0 ? fs * copies / (ag + rs) : 0;
-		hid_ce += ag + rs - ex_fs - fs;
+		 * on the copy engines, so their hidden share takes no SMs; of
+		 * what hides, at most what the kernels alone would hide slows
+		 * them */
+		double copies = bwd ? k->host_ag_b + k->host_rs_b : k->host_ag_f;
+		double kernels = ag + rs - max0(busiest - comp), hidden;
+		ex_fs = fmin(ag + rs, max0(busiest + same - span));
+		hidden = ag + rs - ex_fs;
+		if (kernels > hidden)
+			kernels = hidden;
+		hid += ag + rs > 0 ? kernels * (1.0 - copies / (ag + rs)) : 0;
+		hid_ce += ag + rs > 0 ? kernels * copies / (ag + rs) : 0;
+		hid_ce += hidden - kernels;
 	}
 	o->comp = comp + k->slow * hid + k->slow_ep * hid_ep;
 	o->hidden = hid + hid_ep + hid_ce;
