@@ -481,6 +481,32 @@ START_TEST(test_sliding_window_mistral_32k)
 }
 END_TEST
 
+/* Llama 4's chunked attention (model.attention_chunked): Scout at s 32768,
+ * 48 layers, every fourth global, the other 36 in chunks of 8192; 40
+ * heads of 128. A flash kernel runs query i against the i mod 8192 before
+ * it in its chunk: n = 4 whole chunks, (4 x 8192^2) / (2 x 32768) = 4096
+ * keys a query, where a window of 8192 runs 8192 - 8192^2 / 65536 = 7168
+ * and a global layer 16384. The rebuild 2 k a d: 12 x 2 x 16384 x 40 x
+ * 128 = 2,013,265,920 and 36 x 2 x 4096 x 5120 = 1,509,949,440:
+ * 3,523,215,360 a token (a window: 36 x 73,400,320 = 2,642,411,520 for the
+ * chunked layers, 4,655,677,440). The model count is the same for both
+ * (a chunk's 8192 keys, as a window's). */
+START_TEST(test_chunked_attention_llama4)
+{
+	struct dc_config c;
+	struct dc_flops f, w;
+	load_hf_model("llama-4-scout-17b-16e", 32768, "\"tp\": 8", &c);
+	ck_assert_int_eq(c.model.attention_chunked, 1);
+	ck_assert_uint_eq(c.model.sliding_window, 8192);
+	ck_assert_int_eq(flops_of(&c, &f), 0);
+	ck_assert_double_eq(f.flash_backward_per_token, 3523215360.0);
+	c.model.attention_chunked = 0;
+	ck_assert_int_eq(flops_of(&c, &w), 0);
+	ck_assert_double_eq(w.flash_backward_per_token, 4655677440.0);
+	ck_assert_double_eq(f.model_per_token, w.model_per_token);
+}
+END_TEST
+
 START_TEST(test_sliding_window_null_mistral_small)
 {
 	/* Mistral-Small-3.1-24B (sliding_window null: no window, as
@@ -599,6 +625,7 @@ int main(void)
 	tcase_add_test(tc, test_per_rank_dualpipev_head_on_rank_0);
 	tcase_add_test(tc, test_mtp_recompute_flops);
 	tcase_add_test(tc, test_sliding_window_mistral_32k);
+	tcase_add_test(tc, test_chunked_attention_llama4);
 	tcase_add_test(tc, test_sliding_window_null_mistral_small);
 	tcase_add_test(tc, test_sliding_window_phi3_mini);
 	tcase_add_test(tc, test_sliding_window_gemma2_alternating);

@@ -360,6 +360,8 @@ START_TEST(test_layer_kinds_read)
 		ck_assert_int_eq(cfg.model.attention_sinks, want[i].sinks);
 		ck_assert_int_eq(cfg.model.sandwich_norm, want[i].sandwich);
 		ck_assert_int_eq(cfg.model.attention_output_gate, want[i].gate);
+		/* Llama 4's chunks, the others' windows */
+		ck_assert_int_eq(cfg.model.attention_chunked, strncmp(want[i].name, "llama-4", 7) == 0);
 		dc_diag_release(&d);
 	}
 	/* Kimi K2: read as deepseek_v3 from its architectures, with a warning
@@ -432,9 +434,7 @@ START_TEST(test_layer_kind_errors)
 			"\"moe_layers\": [1]}}",
 			DC_ERR_CONFIG,
 			"%s: error: 'moe_layers': distcalc models MoE layers as every interleave_moe_layer_step-th layer "
-			"(2); the list must be 1, 3, ... below num_hidden_layers\n"
-			"%s: 'attention_chunk_size': chunked attention (8192 tokens) on three layers of four is priced as "
-			"a sliding window of that many keys (model.sliding_window)");
+			"(2); the list must be 1, 3, ... below num_hidden_layers");
 	expect_hf_error("{\"model_type\": \"gemma3\", \"text_config\": 5}", DC_ERR_CONFIG,
 			"%s: error: 'text_config': expected an object, got 5");
 	/* a key given twice: its second copy's line:column and the first's,
@@ -547,9 +547,7 @@ START_TEST(test_null_keys)
 			DC_ERR_CONFIG,
 			"%s: error: 'num_key_value_heads': null; this family's configuration class keeps None (no "
 			"fallback) and the attention cannot be built with it: give the number, or leave the "
-			"key out for the default\n"
-			"%s: 'attention_chunk_size': chunked attention (8192 tokens) on three layers of four is priced as "
-			"a sliding window of that many keys (model.sliding_window)");
+			"key out for the default");
 	expect_hf_error("{\"model_type\": \"gemma2\", \"head_dim\": null}", DC_ERR_CONFIG,
 			"%s: error: 'head_dim': null; this family's configuration class keeps None (no fallback) and "
 			"the attention cannot be built with it: give the number, or leave the key out for the default");

@@ -287,6 +287,9 @@ struct dc_model {
 	int attention_sinks;              /* a learned sink logit per head and layer (gpt-oss) */
 	int attention_output_gate;        /* q_proj also gives a sigmoid gate of a d per token (Qwen3-Next) */
 	int sandwich_norm;                /* a norm after attention and after the MLP too (Gemma 2 and 3) */
+	/* the sliding_window layers attend within fixed chunks of
+	 * sliding_window tokens (Llama 4's chunked attention), not a window */
+	int attention_chunked;
 	uint64_t full_attention_interval; /* 0: no linear attention; n: every n-th layer softmax, the rest Gated DeltaNet */
 	uint64_t linear_num_key_heads;    /* Gated DeltaNet: query/key heads */
 	uint64_t linear_num_value_heads;  /* Gated DeltaNet: value heads (a multiple of the key heads) */

@@ -1,6 +1,7 @@
 /* flops.c - FLOPs per step; see flops.h and docs/formulas.md, "FLOPs". */
 #include "distcalc/flops.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "distcalc/activation.h"
@@ -47,7 +48,16 @@ static double attention_core_fwd(const struct dc_model *m)
 static double exec_keys(const struct dc_config *in, int sliding)
 {
 	double k = keys_per_query(&in->model, sliding), s = (double)in->model.seq_length;
-	return in->training.attention == DC_ATTENTION_FLASH ? k - k * k / (2.0 * s) : k;
+	if (in->training.attention != DC_ATTENTION_FLASH)
+		return k;
+	if (sliding && in->model.attention_chunked) {
+		/* chunks of k: query i meets the i mod k before it in its
+		 * chunk, (n k^2 + r^2) / 2s on average over n whole chunks and
+		 * r tokens left (compute.c flash_keys) */
+		double n = floor(s / k), r = s - n * k;
+		return (n * k * k + r * r) / (2.0 * s);
+	}
+	return k - k * k / (2.0 * s);
 }
 
 /* Gated DeltaNet's chunk size in its training kernel (flash-linear-

@@ -354,6 +354,9 @@ static int rule_layer_kinds(struct loader *l)
 		dc_cfg_errorf(l, KEY_MODEL_SLIDING_WINDOW_PATTERN,
 			      "'model.sliding_window_pattern': needs model.sliding_window (the window of the other layers), got %llu without one",
 			      (unsigned long long)m->sliding_window_pattern);
+	if (m->attention_chunked && !m->sliding_window)
+		dc_cfg_errorf(l, KEY_MODEL_ATTENTION_CHUNKED,
+			      "'model.attention_chunked': needs model.sliding_window (the chunk's tokens), got true without one");
 	if (m->full_attention_interval) {
 		static const enum key_id need[] = {KEY_MODEL_LINEAR_NUM_KEY_HEADS, KEY_MODEL_LINEAR_NUM_VALUE_HEADS,
 						   KEY_MODEL_LINEAR_KEY_HEAD_DIM, KEY_MODEL_LINEAR_VALUE_HEAD_DIM,
@@ -3135,8 +3138,8 @@ static const struct rule rules[] = {
 	  KEYS("model.num_experts", "model.experts_per_token", "model.moe_ffn_hidden_size", "model.dense_layers",
 	       "model.num_layers", "model.router_groups", "model.router_group_topk", "model.kv_lora_rank",
 	       "model.qk_rope_head_dim", "model.qk_nope_head_dim", "model.v_head_dim")}, rule_moe_mla},
-	{{"sliding_window_pattern comes with sliding_window; full_attention_interval with the five linear_* sizes, value heads a multiple of key heads and no window; moe_layer_interval > 1 with num_experts",
-	  KEYS("model.sliding_window", "model.sliding_window_pattern", "model.full_attention_interval",
+	{{"sliding_window_pattern and attention_chunked come with sliding_window; full_attention_interval with the five linear_* sizes, value heads a multiple of key heads and no window; moe_layer_interval > 1 with num_experts",
+	  KEYS("model.sliding_window", "model.sliding_window_pattern", "model.attention_chunked", "model.full_attention_interval",
 	       "model.linear_num_key_heads", "model.linear_num_value_heads", "model.moe_layer_interval",
 	       "model.num_experts")}, rule_layer_kinds},
 	{{"num_attention_heads divides hidden_size unless head_dim is given",

@@ -755,8 +755,8 @@ static void read_gemma3(struct hf *r, struct dc_model *m)
  * with a shared expert of the same size and a bias-free router; the other
  * layers a dense MLP of intermediate_size_mlp. q/k L2 norms carry no
  * weights. Chunked attention (attention_chunk_size) on the RoPE layers,
- * every fourth layer (NoPE) global: priced as a window of the chunk (the
- * keys a query meets in a dense count, docs/models.md). */
+ * every fourth layer (NoPE) global: model.attention_chunked over chunks
+ * of sliding_window (docs/models.md, "Layer kinds"). */
 static void read_llama4_text(struct hf *r, struct dc_model *m)
 {
 	static const struct dense_defaults d = {202048, 5120, 16384, 48, 40, 8, 128, 0};
@@ -813,8 +813,7 @@ static void read_llama4_text(struct hf *r, struct dc_model *m)
 	}
 	m->sliding_window = chunk;
 	m->sliding_window_pattern = 4;
-	hf_warn(r, "'attention_chunk_size': chunked attention (%llu tokens) on three layers of four is priced as a sliding window of that many keys (model.sliding_window)",
-		(unsigned long long)chunk);
+	m->attention_chunked = 1;
 }
 
 static void read_llama4(struct hf *r, struct dc_model *m)
