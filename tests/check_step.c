@@ -3188,32 +3188,36 @@ START_TEST(test_fsdp_gather_and_reduce_share_the_link)
 }
 END_TEST
 
-/* One layer's TP and CP time a microbatch, forward and backward, from the
- * comm rows: the layers' TP calls (the ends' rows apart) and the CP
- * exchange over L layers and m microbatches */
-static void layer_tp_cp(double *tp_f, double *tp_b, double *cp_f, double *cp_b)
+/* The CP exposure of the last run by three rules, from the comm rows (a
+ * layer's TP calls, the ends' rows apart, and its CP exchange over L
+ * layers and m microbatches) and the dense layer's kernels, m L times a
+ * layer's, both directions: the sends against the kernels and the TP
+ * waits (*span), against the kernels alone (*kernels) */
+static void cp_rules(double *span, double *kernels)
 {
-	double per = (double)(run_plan.in->model.num_layers * run_plan.layout.grad_accum_steps);
 	const struct dc_comm_strategy *t = &run_res.comm.s[DC_STRAT_TP], *c = &run_res.comm.s[DC_STRAT_CP];
-	*tp_f = *tp_b = *cp_f = *cp_b = 0;
+	const struct dc_work_time *w = &run_res.compute.dense_layer;
+	double ml = (double)(run_plan.in->model.num_layers * run_plan.layout.grad_accum_steps);
+	double tp[2] = {0, 0}, cp[2] = {0, 0}, k[2] = {w->fwd_s, w->bwd_s + w->recompute_s};
 	for (uint64_t i = 0; i < t->ncoll; i++)
 		if (t->coll[i].what < DC_CW_TP_LOSS_CHUNK)
-			*(t->coll[i].phase == DC_CPHASE_FORWARD ? tp_f : tp_b) += t->coll[i].time_s / per;
+			tp[t->coll[i].phase != DC_CPHASE_FORWARD] += t->coll[i].time_s / ml;
 	for (uint64_t i = 0; i < c->ncoll; i++)
-		*(c->coll[i].phase == DC_CPHASE_FORWARD ? cp_f : cp_b) += c->coll[i].time_s / per;
+		cp[c->coll[i].phase != DC_CPHASE_FORWARD] += c->coll[i].time_s / ml;
+	*span = ml * (fmax(0, cp[0] - (k[0] + tp[0])) + fmax(0, cp[1] - (k[1] + tp[1])));
+	*kernels = ml * (fmax(0, cp[0] - k[0]) + fmax(0, cp[1] - k[1]));
 }
 
 /* Ring attention's sends (cp_comm_type p2p) beside a layer whose TP
  * calls are all waited for (torchtitan's rules without async TP:
- * DC_TP_WAIT_ALL): systems.json on H100 at tp 4, cp 2, dp 1. On 4-GPU nodes TP is a node's NVLink and
- * CP crosses the NIC: the sends run on through the TP waits, so a layer
- * shows max(0, cp - (kernels + tp)) of them forward and backward; on
- * 8-GPU nodes both ride NVLink, which the TP calls keep busy, and it
- * (at 10 GB/s, for the sends to outlast the kernels) shows max(0, cp +
- * tp - (kernels + tp)) = max(0, cp - kernels), as
- * before stop 63 (docs/step-model.md, "Several streams beside the
- * kernels"). Composed from the comm rows and the kernel times: m L times
- * a layer's, both directions. */
+ * DC_TP_WAIT_ALL): systems.json on H100 at tp 4, cp 2, dp 1. On 4-GPU
+ * nodes TP is a node's NVLink and CP crosses the NIC: the sends run on
+ * through the TP waits, so a layer shows max(0, cp - (kernels + tp)) of
+ * them forward and backward; on 8-GPU nodes both ride NVLink, which the
+ * TP calls keep busy, and it (at 10 GB/s, for the sends to outlast the
+ * kernels) shows max(0, cp + tp - (kernels + tp)) = max(0, cp - kernels),
+ * as before stop 63 (docs/step-model.md, "Several streams beside the
+ * kernels"). */
 START_TEST(test_side_stream_span)
 {
 	static const char *const apart[] = {"cluster.gpu=h100-sxm5-80gb", "parallel.cp=2", "parallel.dp=1",
@@ -3222,38 +3226,25 @@ START_TEST(test_side_stream_span)
 					     "training.framework=torchtitan", "parallel.cp_comm_type=p2p",
 					     "cluster.gpus_per_node=8", "cluster.num_nodes=1",
 					     "cluster.intra_node.bandwidth=10 GB/s", NULL};
-	const struct dc_work_time *w;
-	double tf, tb, cf, cb, ml, fwd, bwd, got, want, kernels_only, span_only;
+	double span, kernels, got;
 	run_config("systems.json", apart);
 	ck_assert_int_eq(run_res.comm.s[DC_STRAT_TP].link, DC_LINK_INTRA);
 	ck_assert_int_eq(run_res.comm.s[DC_STRAT_CP].link, DC_LINK_INTER);
-	layer_tp_cp(&tf, &tb, &cf, &cb);
-	w = &run_res.compute.dense_layer;
-	ml = (double)(run_plan.in->model.num_layers * run_plan.layout.grad_accum_steps);
-	fwd = w->fwd_s;
-	bwd = w->bwd_s + w->recompute_s;
-	want = ml * (fmax(0, cf - (fwd + tf)) + fmax(0, cb - (bwd + tb)));
-	kernels_only = ml * (fmax(0, cf - fwd) + fmax(0, cb - bwd));
+	cp_rules(&span, &kernels);
 	ck_assert_uint_eq(run_res.step.nclasses, 1);
 	got = run_res.step.classes[0].exposed_s[DC_STRAT_CP];
-	ck_assert_msg(fabs(got - want) <= 1e-9 * kernels_only, "cp apart: %.12g, by the rule %.12g (kernels alone %.12g)",
-		      got, want, kernels_only);
-	ck_assert_double_lt(want, kernels_only - 1e-3); /* the waits hide some */
-	ck_assert_double_gt(want, 0);
+	ck_assert_msg(fabs(got - span) <= 1e-9 * kernels, "cp apart: %.12g, by the rule %.12g (kernels alone %.12g)",
+		      got, span, kernels);
+	ck_assert_double_lt(span, kernels - 1e-3); /* the waits hide some */
+	ck_assert_double_gt(span, 0);
 	run_config("systems.json", shared);
 	ck_assert_int_eq(run_res.comm.s[DC_STRAT_TP].link, DC_LINK_INTRA);
 	ck_assert_int_eq(run_res.comm.s[DC_STRAT_CP].link, DC_LINK_INTRA);
-	layer_tp_cp(&tf, &tb, &cf, &cb);
-	w = &run_res.compute.dense_layer;
-	ml = (double)(run_plan.in->model.num_layers * run_plan.layout.grad_accum_steps);
-	fwd = w->fwd_s;
-	bwd = w->bwd_s + w->recompute_s;
-	want = ml * (fmax(0, cf - fwd) + fmax(0, cb - bwd));
-	span_only = ml * (fmax(0, cf - (fwd + tf)) + fmax(0, cb - (bwd + tb)));
+	cp_rules(&span, &kernels);
 	got = run_res.step.classes[0].exposed_s[DC_STRAT_CP];
-	ck_assert_msg(fabs(got - want) <= 1e-9 * want, "cp shared: %.12g, by the rule %.12g (waits as free %.12g)", got,
-		      want, span_only);
-	ck_assert_double_gt(want, span_only + 1e-3); /* the shared link hides less */
+	ck_assert_msg(fabs(got - kernels) <= 1e-9 * kernels, "cp shared: %.12g, by the rule %.12g (waits as free %.12g)",
+		      got, kernels, span);
+	ck_assert_double_gt(kernels, span + 1e-3); /* the shared link hides less */
 }
 END_TEST
 

@@ -107,6 +107,14 @@ uint64_t dc_params_every(uint64_t first, uint64_t n, uint64_t every);
 uint64_t dc_params_linear_layers(const struct dc_model *m);
 uint64_t dc_params_sliding_layers(const struct dc_model *m);
 
+/* Keys a causal flash kernel runs a query against on average, over a
+ * sequence of s: on a global layer s / 2 (query i meets i); on a window
+ * of k = min(sliding_window, s), k - k^2 / 2s (min(i, k)); on chunks of
+ * k (model.attention_chunked), (n k^2 + r^2) / 2s over n whole chunks and
+ * r tokens left (i mod k). The step's kernels (compute.c) and the
+ * hardware FLOPs (flops.c) both read it. */
+double dc_params_causal_keys(const struct dc_model *m, double s, int sliding);
+
 /* Norms in one layer: 2, or 4 with sandwich_norm. */
 uint64_t dc_params_layer_norms(const struct dc_model *m);
 

@@ -816,27 +816,18 @@ static void blend(struct part *a, const struct part *b, double wa, double wb)
 }
 
 /* The keys a flash kernel's query meets, as s for causal attention (the
- * 0.5 in attention()), averaged over the softmax layers: a window of w'
- * = min(w, s) keys behind each query runs about w' (2 - w'/s)/2 keys a
- * query, so it stands as 2 w' - w'^2 / s; chunks of c (Llama 4's chunked
- * attention, model.attention_chunked) run query i against the i mod c
- * before it in its chunk, (n c^2 + r^2) / 2s a query on average over n
- * whole chunks and r tokens left (s = n c + r), so they stand as
- * (n c^2 + r^2) / s: c at s = 2c, where a window of c stands as 1.5 c */
+ * 0.5 in attention()), averaged over the softmax layers: a windowed or
+ * chunked layer stands as twice the keys it runs a query
+ * (dc_params_causal_keys: 2 w' - w'^2 / s for a window of w' = min(w, s),
+ * (n c^2 + r^2) / s for chunks of c, c at s = 2c where a window of c
+ * stands as 1.5 c) */
 static double flash_keys(const struct dc_model *m, double s)
 {
-	double L = (double)m->num_layers, sl = (double)dc_params_sliding_layers(m), w, k;
+	double L = (double)m->num_layers, sl = (double)dc_params_sliding_layers(m);
 	double soft = L - (double)dc_params_linear_layers(m);
 	if (sl == 0 || soft <= 0)
 		return s;
-	w = (double)m->sliding_window < s ? (double)m->sliding_window : s;
-	if (m->attention_chunked) {
-		double n = floor(s / w), r = s - n * w;
-		k = (n * w * w + r * r) / s;
-	} else {
-		k = 2.0 * w - w * w / s;
-	}
-	return ((soft - sl) * s + sl * k) / soft;
+	return ((soft - sl) * s + sl * 2.0 * dc_params_causal_keys(m, s, 1)) / soft;
 }
 
 /* Adds n times `l` to `w`. */

@@ -1,7 +1,6 @@
 /* flops.c - FLOPs per step; see flops.h and docs/formulas.md, "FLOPs". */
 #include "distcalc/flops.h"
 
-#include <math.h>
 #include <string.h>
 
 #include "distcalc/activation.h"
@@ -40,24 +39,16 @@ static double attention_core_fwd(const struct dc_model *m)
 }
 
 /* Keys one query's core runs on the hardware. A flash kernel skips the
- * blocks the causal mask zeroes (compute.c attention(): the 0.5 and
- * flash_keys): query i of s meets min(i, k) keys, k (1 - k / 2s) on
- * average, s / 2 on a global layer. An eager kernel computes every score
+ * blocks the causal mask zeroes, as the step prices it (compute.c
+ * attention(): the 0.5 and flash_keys): dc_params_causal_keys, s / 2 on
+ * a global layer, a window's or chunk's share on theirs. An eager kernel computes every score
  * and masks it, so it runs the whole count (and on a sliding layer the
  * scores past the window too, left out here as in the model count). */
 static double exec_keys(const struct dc_config *in, int sliding)
 {
-	double k = keys_per_query(&in->model, sliding), s = (double)in->model.seq_length;
 	if (in->training.attention != DC_ATTENTION_FLASH)
-		return k;
-	if (sliding && in->model.attention_chunked) {
-		/* chunks of k: query i meets the i mod k before it in its
-		 * chunk, (n k^2 + r^2) / 2s on average over n whole chunks and
-		 * r tokens left (compute.c flash_keys) */
-		double n = floor(s / k), r = s - n * k;
-		return (n * k * k + r * r) / (2.0 * s);
-	}
-	return k - k * k / (2.0 * s);
+		return keys_per_query(&in->model, sliding);
+	return dc_params_causal_keys(&in->model, (double)in->model.seq_length, sliding);
 }
 
 /* Gated DeltaNet's chunk size in its training kernel (flash-linear-

@@ -3,6 +3,7 @@
  * modules it counts (transformers/models/<family>/modeling_<family>.py). */
 #include "distcalc/params.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "distcalc/util.h"
@@ -129,6 +130,16 @@ uint64_t dc_params_linear_layers(const struct dc_model *m)
 	if (!m->full_attention_interval)
 		return 0;
 	return m->num_layers - dc_params_every(0, m->num_layers, m->full_attention_interval);
+}
+
+double dc_params_causal_keys(const struct dc_model *m, double s, int sliding)
+{
+	double k = sliding && m->sliding_window && (double)m->sliding_window < s ? (double)m->sliding_window : s;
+	if (sliding && m->attention_chunked) {
+		double n = floor(s / k), r = s - n * k;
+		return (n * k * k + r * r) / (2.0 * s);
+	}
+	return k - k * k / (2.0 * s);
 }
 
 uint64_t dc_params_sliding_layers(const struct dc_model *m)
