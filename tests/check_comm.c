@@ -1699,6 +1699,82 @@ START_TEST(test_context_parallel_kv)
 }
 END_TEST
 
+/* PyTorch's ring attention under training.framework torchtitan, on the
+ * same shape (tp 2, cp 4, 2048 tokens a cp rank). torchtitan (9dec370,
+ * torchtitan/models/llama/model.py:201-202) repeats the 4 KV heads to the
+ * 16 query heads before the SDPA call the ring replaces, so a tp rank's
+ * chunk holds its 8 query heads: 2048 x 8 x (64 + 64) x 2 B = 4,194,304
+ * B, 4 times the GQA chunk above. The backward passes the FP32 dK/dV
+ * accumulators of that chunk on after each of the cp = 4 blocks
+ * (_templated_ring_attention_backward, the dkv rotater an all-to-all
+ * whatever the rotate method): 2048 x 8 x 128 x 4 B = 8,388,608 B, 4
+ * sends a layer, 8 in all.
+ *   all_gather: K/V of the whole sequence, 4 x 4,194,304 = 16,777,216 B,
+ *     gathered in forward and again in backward, 3/4 sent: 4 x
+ *     12,582,912 = 50,331,648 B; the sends 8 x 8,388,608 = 67,108,864 B;
+ *     117,440,512 B, no reduce-scatter.
+ *   p2p (torchtitan's "alltoall" rotation): K/V on cp - 1 = 3 times a
+ *     layer forward and again backward, 12 x 4,194,304 = 50,331,648 B,
+ *     and the same 8 dK/dV sends: 117,440,512 B.
+ * Under custom the same all_gather run sends 18,874,368 B (above); a2a is
+ * not PyTorch's and keeps the GQA heads. */
+static void torch_cp_config(struct dc_config *c, const char *type, const char *framework)
+{
+	fixture_json(c,
+		     "{\"model\": {\"num_layers\": 2, \"hidden_size\": 1024, \"num_attention_heads\": 16,"
+		     " \"num_kv_heads\": 4, \"ffn_hidden_size\": 4096, \"vocab_size\": 32000, \"seq_length\": 8192},"
+		     " \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
+		     " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"50 GB/s\"}},"
+		     " \"parallel\": {\"tp\": 2, \"cp\": 4, \"cp_comm_type\": \"%s\"},"
+		     " \"training\": {\"recompute\": \"none\", \"framework\": \"%s\"}}",
+		     type, framework);
+}
+
+START_TEST(test_context_parallel_torch_ring)
+{
+	struct dc_config c;
+	struct dc_comm m;
+	const struct dc_comm_strategy *s;
+
+	torch_cp_config(&c, "all_gather", "torchtitan");
+	m = compute(&c);
+	s = &m.s[DC_STRAT_CP];
+	ck_assert_uint_eq(s->ncoll, 3);
+	ck_assert_int_eq(s->coll[0].what, DC_CW_CP_KV_WHOLE);
+	ck_assert_uint_eq(s->coll[0].msg_bytes, 16777216);
+	ck_assert_uint_eq(s->coll[0].count, 2);
+	ck_assert_int_eq(s->coll[0].overlap, DC_OVL_EXPOSED);
+	ck_assert_int_eq(s->coll[1].what, DC_CW_CP_KV_WHOLE_AGAIN);
+	ck_assert_int_eq(s->coll[2].what, DC_CW_CP_DKV_RING);
+	ck_assert_int_eq(s->coll[2].kind, DC_COLL_SEND);
+	ck_assert_int_eq(s->coll[2].phase, DC_CPHASE_BACKWARD);
+	ck_assert_int_eq(s->coll[2].overlap, DC_OVL_RING);
+	ck_assert_uint_eq(s->coll[2].group_size, 2);
+	ck_assert_uint_eq(s->coll[2].msg_bytes, 8388608);
+	ck_assert_uint_eq(s->coll[2].count, 8);
+	ck_assert_uint_eq(s->group_size, 4);
+	ck_assert_uint_eq(s->bytes_per_rank, 117440512ull);
+
+	torch_cp_config(&c, "p2p", "torchtitan");
+	m = compute(&c);
+	s = &m.s[DC_STRAT_CP];
+	ck_assert_uint_eq(s->ncoll, 3);
+	ck_assert_uint_eq(s->coll[0].msg_bytes, 4194304);
+	ck_assert_uint_eq(s->coll[0].count, 6);
+	ck_assert_int_eq(s->coll[1].what, DC_CW_CP_KV_NEXT_AGAIN);
+	ck_assert_uint_eq(s->coll[1].count, 6);
+	ck_assert_int_eq(s->coll[2].what, DC_CW_CP_DKV_RING);
+	ck_assert_uint_eq(s->coll[2].count, 8);
+	ck_assert_uint_eq(s->coll[2].msg_bytes, 8388608);
+	ck_assert_uint_eq(s->bytes_per_rank, 117440512ull);
+
+	torch_cp_config(&c, "all_gather", "custom");
+	m = compute(&c);
+	ck_assert_uint_eq(m.s[DC_STRAT_CP].bytes_per_rank, 18874368ull);
+	ck_assert_int_eq(m.s[DC_STRAT_CP].coll[2].kind, DC_COLL_REDUCE_SCATTER);
+}
+END_TEST
+
 /* FSDP with ep 4 of dp 8 by hand: 2 MoE layers, h 64, 4 heads, 4 experts
  * of 3 x 64 x 128 = 24,576 parameters (top-2), V 1000 untied, tp 1, one
  * node of 8, one microbatch. A layer holds 4h^2 = 16,384 attention, 2h =
@@ -2504,6 +2580,7 @@ int main(void)
 	tcase_add_test(tc, test_pp_interleaved);
 	tcase_add_test(tc, test_expert_parallel);
 	tcase_add_test(tc, test_context_parallel_kv);
+	tcase_add_test(tc, test_context_parallel_torch_ring);
 	tcase_add_test(tc, test_fsdp_expert_units);
 	tcase_add_test(tc, test_fsdp_pipeline_reduces_once);
 	tcase_add_test(tc, test_fsdp_pipeline_llama3_70b);

@@ -119,8 +119,8 @@ struct costs {
 	 * copies on the gather and reduce streams, also in ag_f, ag_b, rs_b */
 	double host_param_s, host_grad_s;
 	double host_ag_f, host_ag_b, host_rs_b; /* of ag_f, ag_b, rs_b: those copies */
-	double cp_f, cp_b;           /* one layer's context-parallel K/V exchange */
-	int cp_hide;                 /* p2p: the ring's sends run behind the layer's kernels */
+	double cp_f, cp_b;           /* one layer's context-parallel exchange the compute waits for */
+	double cpr_f, cpr_b;         /* and its ring's sends, behind the layer's kernels (DC_OVL_RING) */
 	/* the link each axis's calls cross (its slowest group's: comm.h),
 	 * DC_LINK_AUTO for an axis out of play: a side stream shares its
 	 * link with the layer's other calls on it (layer_cost) */
@@ -731,13 +731,23 @@ static void costs_init(struct costs *k, const struct dc_plan *p, const struct dc
 		k->fs_busy_b = fsdp_busiest_link(s, p->layout.pp > 1, layers * gas);
 	}
 	if (comm->s[DC_STRAT_CP].in_play) {
-		/* ring attention (cp_comm_type p2p) sends the next K/V block
-		 * while the current one is computed; all_gather and a2a are
-		 * waited for */
-		phase_times(&comm->s[DC_STRAT_CP], -1, &f, &b, NULL);
-		k->cp_f = f / (layers * gas);
-		k->cp_b = b / (layers * gas);
-		k->cp_hide = in->parallel.cp_comm_type == DC_CP_P2P;
+		/* ring attention's sends (cp_comm_type p2p; PyTorch's dK/dV
+		 * under torchtitan) run while the current block is computed;
+		 * all_gather and a2a are waited for */
+		const struct dc_comm_strategy *s = &comm->s[DC_STRAT_CP];
+		double rf = 0, rb = 0;
+		phase_times(s, -1, &f, &b, NULL);
+		for (uint64_t i = 0; i < s->ncoll; i++)
+			if (s->coll[i].overlap == DC_OVL_RING) {
+				if (s->coll[i].phase == DC_CPHASE_FORWARD)
+					rf += s->coll[i].time_s;
+				else
+					rb += s->coll[i].time_s;
+			}
+		k->cp_f = (f - rf) / (layers * gas);
+		k->cp_b = (b - rb) / (layers * gas);
+		k->cpr_f = rf / (layers * gas);
+		k->cpr_b = rb / (layers * gas);
 	}
 	if (comm->s[DC_STRAT_PP].in_play) {
 		const struct dc_comm_strategy *s = &comm->s[DC_STRAT_PP];
@@ -870,7 +880,7 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, doub
 	double tp = bwd ? k->tp_b[moe != 0] : k->tp_f[moe != 0];
 	double ep = moe ? (bwd ? k->ep_b : k->ep_f) : 0;
 	double ag = bwd ? k->ag_b : k->ag_f, rs = bwd ? k->rs_b : 0;
-	double cp = bwd ? k->cp_b : k->cp_f;
+	double cp = bwd ? k->cp_b : k->cp_f, ring = bwd ? k->cpr_b : k->cpr_f;
 	double ex_tp = tp, ex_fs = ag + rs, ex_cp = cp, ex_ep = ep, hid = 0, hid_ce = 0, hid_ep = 0, span;
 	if (moe && k->ep_mode != DC_EP_OVERLAP_NONE && ep > 0) {
 		ex_ep = ep_exposed(k, w, bwd, share);
@@ -914,22 +924,25 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, doub
 	 * and its link's other calls), and shorter kernels never lengthen it
 	 * (docs/step-model.md, "Several streams beside the kernels"). What
 	 * hides behind the waits, not the kernels, slows no kernel (hid_ce) */
-	span = comp + ex_tp + ex_ep + (k->cp_hide ? 0 : ex_cp);
-	if (k->cp_hide) {
-		double same = (k->lk_tp == k->lk_cp ? tp : 0) + (k->lk_ep == k->lk_cp ? ep : 0), hidden, behind;
-		ex_cp = fmin(cp, max0(cp + same - span));
-		hidden = cp - ex_cp;
+	span = comp + ex_tp + ex_ep + ex_cp;
+	if (ring > 0) {
+		/* the waited exchange (PyTorch's all-gathers) is on the ring's
+		 * link too */
+		double same = (k->lk_tp == k->lk_cp ? tp : 0) + (k->lk_ep == k->lk_cp ? ep : 0) + cp, hidden, behind;
+		double ex_ring = fmin(ring, max0(ring + same - span));
+		hidden = ring - ex_ring;
 		behind = fmin(hidden, comp);
 		hid += behind;
 		hid_ce += hidden - behind;
-		span += ex_cp;
+		span += ex_ring;
+		ex_cp += ex_ring;
 	}
 	if (k->ov_fsdp && !first) {
 		/* each stream's calls one after another; both streams' network
 		 * calls on one link, sharing it (fsdp_busiest_link) */
 		double busiest = ag > rs ? ag : rs;
 		double same = (k->lk_tp == k->lk_fs ? tp : 0) + (k->lk_ep == k->lk_fs ? ep : 0) +
-			      (k->lk_cp == k->lk_fs ? cp : 0);
+			      (k->lk_cp == k->lk_fs ? cp + ring : 0);
 		if (bwd && k->fs_busy_b > busiest)
 			busiest = k->fs_busy_b;
 		/* of ag + rs: DeepSpeed ZeRO-3's host copies (zero3_host_copies),
@@ -1100,8 +1113,8 @@ static void mtp_cost(const struct costs *k, double share, int bwd, struct cost *
 	double raw = bwd ? w->bwd_s + w->recompute_s : w->fwd_s, eh = bwd ? k->tp_mtp_b : k->tp_mtp_f;
 	struct costs z = *k;
 	struct cost one;
-	z.ag_f = z.ag_b = z.rs_b = z.fs_busy_b = z.cp_f = z.cp_b = 0;
-	z.ov_fsdp = z.cp_hide = 0;
+	z.ag_f = z.ag_b = z.rs_b = z.fs_busy_b = z.cp_f = z.cp_b = z.cpr_f = z.cpr_b = 0;
+	z.ov_fsdp = 0;
 	layer_cost(&z, w, share, k->mtp_moe, bwd, 0, &one);
 	one.dur -= raw;
 	one.comp -= raw;
