@@ -556,7 +556,7 @@ START_TEST(test_ramp_and_plugin_keys)
 	expect_error(base, (const char *const[]){"cluster.inter_node.plugin_latency=-1 us"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'cluster.inter_node.plugin_latency': must not be negative, got '-1 us'");
 	expect_error(base, (const char *const[]){"cluster.inter_node.plugin_latency=[20]"}, 1, DC_ERR_CONFIG,
-		     "--set: error: 'cluster.inter_node.plugin_latency': expected a number followed by a unit, like '80 GiB', got '[20]'");
+		     "--set: error: 'cluster.inter_node.plugin_latency': expected a number followed by a unit, like '5 us', got '[20]'");
 }
 END_TEST
 

@@ -423,6 +423,17 @@ START_TEST(test_all_keeps_ring_events_excerpted_beside_other_sections)
 	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
 				 cJSON_GetObjectItemCaseSensitive(root, "topology"), "ranks")), 8);
 	cJSON_Delete(root);
+	/* Markdown says what shows them, as the table format does: rows 17
+	 * to 96 counted from 1 (16 shown before, 16 after) left out, and
+	 * --all alone does not show them (a student trial) */
+	{
+		struct dc_render_opts ro = {0, 100};
+		struct dc_buf md;
+		dc_buf_init(&md);
+		ck_assert_int_eq(dc_report_render_markdown(r, &ro, &md), 0);
+		ck_assert_ptr_nonnull(strstr(md.data, "80 of 112 events left out (rows 17 to 96); --only ring --all shows every row"));
+		dc_buf_release(&md);
+	}
 	dc_report_free(r);
 	r = run("systems", "ring", NULL, 0, &d);
 	ck_assert(r != NULL);

@@ -619,8 +619,18 @@ static int read_real(struct loader *l, int ki, const cJSON *v, enum dc_quantity 
 		const char *unit = strstr(k->info.default_text, " ms") ? "ms" : "us";
 		char num[32];
 		dc_cfg_fmt_num(num, sizeof(num), *out);
-		dc_cfg_warnf(l, ki, "'%s': %s is in seconds (a plain number is seconds); if you meant %s %s, write \"%s %s\"",
-			     k->info.path, num, num, unit, num, unit);
+		/* the slip is a count of the unit (5 for 5 us): a fraction
+		 * read in it is a nanosecond or less, no reading to suggest */
+		if (*out >= 1.0)
+			dc_cfg_warnf(l, ki, "'%s': %s is in seconds (a plain number is seconds); if you meant %s %s, write \"%s %s\"",
+				     k->info.path, num, num, unit, num, unit);
+		else
+		{
+			char ms[32];
+			dc_cfg_fmt_num(ms, sizeof(ms), *out * 1e3);
+			dc_cfg_warnf(l, ki, "'%s': %s is in seconds (a plain number is seconds), %s ms; write the time with its unit, like \"5 %s\"",
+				     k->info.path, num, ms, unit);
+		}
 	}
 	if (cJSON_IsNumber(v) && q == DC_Q_BANDWIDTH && *out < 1e6) {
 		/* HBM runs at TB/s (2.039 TB/s on an A100): a small number is that */
@@ -631,9 +641,16 @@ static int read_real(struct loader *l, int ki, const cJSON *v, enum dc_quantity 
 				   : ki == KEY_CLUSTER_INTER_NODE_BANDWIDTH && *out >= 100 ? "Gb/s"
 									      : "GB/s";
 		char num[32];
+		/* a reading past any part's rate (3.2 Tb/s NICs, 1.8 TB/s
+		 * NVLink, 8 TB/s HBM) is no reading to suggest */
+		int plausible = unit[0] == 'T' ? *out <= 20 : unit[1] == 'b' ? *out <= 6400 : *out <= 4000;
 		dc_cfg_fmt_num(num, sizeof(num), *out);
-		dc_cfg_warnf(l, ki, "'%s': %s is in bytes per second (a plain number is bytes/s); if you meant %s %s, write \"%s %s\"",
-			     k->info.path, num, num, unit, num, unit);
+		if (plausible)
+			dc_cfg_warnf(l, ki, "'%s': %s is in bytes per second (a plain number is bytes/s); if you meant %s %s, write \"%s %s\"",
+				     k->info.path, num, num, unit, num, unit);
+		else
+			dc_cfg_warnf(l, ki, "'%s': %s is in bytes per second (a plain number is bytes/s); write the bandwidth with its unit, like \"400 Gb/s\" or \"450 GB/s\"",
+				     k->info.path, num);
 	}
 	return 0;
 }
@@ -1121,8 +1138,14 @@ static void read_value(struct loader *l, int ki, const cJSON *v)
 					 * number in TFLOP/s */
 					char num[32];
 					dc_cfg_fmt_num(num, sizeof(num), d);
-					dc_cfg_warnf(l, ki, "'%s': %s is in FLOP/s (a plain number is FLOP/s); if you meant %s TFLOP/s, write \"%s TFLOP/s\" or %se12",
-						     k->info.path, num, num, num, num);
+					/* past 100,000 TFLOP/s (any part's dense peak is
+					 * below 20,000) there is no reading to suggest */
+					if (d <= 1e5)
+						dc_cfg_warnf(l, ki, "'%s': %s is in FLOP/s (a plain number is FLOP/s); if you meant %s TFLOP/s, write \"%s TFLOP/s\" or %se12",
+							     k->info.path, num, num, num, num);
+					else
+						dc_cfg_warnf(l, ki, "'%s': %s is in FLOP/s (a plain number is FLOP/s); write the peak with its unit, like \"989 TFLOP/s\"",
+							     k->info.path, num);
 				}
 			}
 		}
@@ -1396,8 +1419,21 @@ int dc_cfg_apply_override(struct loader *l, cJSON *root, const char *text)
 			if (!val)
 				return -2; /* it scanned, so only an allocation fails */
 		}
-		if (!val)
-			val = cJSON_CreateString(vs);
+		if (!val) {
+			/* a plain string without its leading and trailing
+			 * blanks, as --sweep takes its values ('80 GiB ' was
+			 * "unknown size unit 'GiB '": a student trial) */
+			const char *t = vs + strspn(vs, " \t\r\n");
+			size_t tl = strlen(t);
+			char *trimmed;
+			while (tl > 0 && strchr(" \t\r\n", t[tl - 1]))
+				tl--;
+			trimmed = dc_strndup(t, tl);
+			if (!trimmed)
+				return -2;
+			val = cJSON_CreateString(trimmed);
+			free(trimmed);
+		}
 		if (!val)
 			return -2;
 	}

@@ -52,7 +52,8 @@ struct split {
 	const char *unit;
 };
 
-static int split_quantity(const char *s, struct split *sp, char *err, size_t errlen)
+/* `like`: an example of the quantity, for the error ("80 GiB") */
+static int split_quantity(const char *s, const char *like, struct split *sp, char *err, size_t errlen)
 {
 	const char *p = s;
 	int digits = 0;
@@ -76,7 +77,7 @@ static int split_quantity(const char *s, struct split *sp, char *err, size_t err
 		}
 	}
 	if (digits == 0) {
-		snprintf(err, errlen, "expected a number followed by a unit, like '80 GiB', got '%s'", s);
+		snprintf(err, errlen, "expected a number followed by a unit, like '%s', got '%s'", like, s);
 		return -1;
 	}
 	if (*p == 'e' || *p == 'E') {
@@ -253,7 +254,7 @@ int dc_units_parse_bytes(const char *s, uint64_t *out, char *err, size_t errlen)
 	int frac = 0, in_frac = 0;
 	size_t i;
 
-	if (split_quantity(s, &sp, err, errlen) != 0)
+	if (split_quantity(s, "80 GiB", &sp, err, errlen) != 0)
 		return -1;
 	for (i = 0; i < COUNT(byte_units); i++)
 		if (strcmp(sp.unit, byte_units[i].name) == 0)
@@ -356,7 +357,7 @@ int dc_units_parse_bandwidth(const char *s, double *out, char *err, size_t errle
 	double v;
 	size_t i;
 
-	if (split_quantity(s, &sp, err, errlen) != 0)
+	if (split_quantity(s, "50 GB/s", &sp, err, errlen) != 0)
 		return -1;
 	for (i = 0; i < COUNT(bw_units); i++)
 		if (strcmp(sp.unit, bw_units[i].name) == 0)
@@ -387,7 +388,7 @@ int dc_units_parse_time(const char *s, double *out, char *err, size_t errlen)
 	double v;
 	size_t i;
 
-	if (split_quantity(s, &sp, err, errlen) != 0)
+	if (split_quantity(s, "5 us", &sp, err, errlen) != 0)
 		return -1;
 	for (i = 0; i < COUNT(time_units); i++)
 		if (strcmp(sp.unit, time_units[i].name) == 0)
@@ -421,7 +422,7 @@ int dc_units_parse_flops(const char *s, double *out, char *err, size_t errlen)
 	struct split sp;
 	const struct time_unit *unit = NULL;
 	size_t i;
-	if (split_quantity(s, &sp, err, errlen) != 0) {
+	if (split_quantity(s, "989 TFLOP/s", &sp, err, errlen) != 0) {
 		if (*s != '-')
 			snprintf(err, errlen, "expected a number followed by a unit, like '989 TFLOP/s', got '%s'", s);
 		return -1;

@@ -17,6 +17,7 @@ struct dctx {
 	const struct dc_render_opts *o;
 	struct dc_report *r;
 	enum doc_kind kind;
+	const char *section; /* the top-level field being written, for an excerpt's hint */
 };
 
 #define DOC_MAX_COLS 32
@@ -265,9 +266,14 @@ static void d_rows(struct dctx *d, const struct dc_field *f, const void *base, i
 	}
 	t_end(d);
 	if (to > from) {
-		snprintf(v, sizeof(v), "%llu of %llu %s left out (rows %llu to %llu); --all shows every row",
+		/* rows counted from 1; an O(p^2) table beside other sections
+		 * stays an excerpt under --all (dc_rows_limit): its own
+		 * section alone shows it whole, as the table format says */
+		int alone = rs->quadratic && d->r->nsec > 1;
+		snprintf(v, sizeof(v), "%llu of %llu %s left out (rows %llu to %llu); %s%s%s shows every row",
 			 (unsigned long long)(to - from), (unsigned long long)n, rs->what ? rs->what : "rows",
-			 (unsigned long long)from, (unsigned long long)(to - 1));
+			 (unsigned long long)from + 1, (unsigned long long)to, alone ? "--only " : "",
+			 alone ? (d->section ? d->section : "?") : "", alone ? " --all" : "--all");
 		para(d, v);
 	}
 }
@@ -417,6 +423,7 @@ static void d_report(struct dctx *d, struct dc_report *r)
 			continue;
 		if (f->type == DC_FT_OBJECT && strcmp(f->key, "summary") == 0)
 			continue;
+		d->section = f->key;
 		switch (f->type) {
 		case DC_FT_OBJECT:
 			heading(d, 2, f->label ? f->label : f->key);
@@ -432,7 +439,7 @@ static void d_report(struct dctx *d, struct dc_report *r)
 
 int dc_report_render_markdown(struct dc_report *r, const struct dc_render_opts *o, struct dc_buf *out)
 {
-	struct dctx d = {out, o, r, DOC_MARKDOWN};
+	struct dctx d = {out, o, r, DOC_MARKDOWN, NULL};
 	dc_buf_printf(out, "# distcalc: %s\n\n", r->info.experiment ? r->info.experiment : "report");
 	d_report(&d, r);
 	return out->failed ? -1 : 0;
@@ -449,7 +456,7 @@ static const char css[] =
 
 int dc_report_render_html(struct dc_report *r, const struct dc_render_opts *o, struct dc_buf *out)
 {
-	struct dctx d = {out, o, r, DOC_HTML};
+	struct dctx d = {out, o, r, DOC_HTML, NULL};
 	dc_buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>distcalc: ");
 	esc(&d, r->info.experiment ? r->info.experiment : "report");
 	dc_buf_puts(out, "</title>\n<style>");

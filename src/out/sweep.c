@@ -1273,8 +1273,10 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 	{
 		/* the config read and parsed once, each point a load of it
 		 * with its own --set (config.h); a text that cannot be read or
-		 * parsed is loaded by each point, which says why as a single
-		 * run would; out of memory ends the sweep */
+		 * parsed stops the sweep before any point, said as a single
+		 * run says it (no point's value is to blame: a student trial
+		 * read "sweep point 0 (...): cannot open"); out of memory ends
+		 * the sweep */
 		struct dc_diag pd;
 		struct dc_config_parsed *parsed;
 		struct point_warnings pw = {0};
@@ -1283,6 +1285,13 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 		parsed = load->config_path ? dc_config_parse_file(load->config_path, &pd)
 					   : dc_config_parse_buffer(load->buf, load->len, load->name, &pd);
 		failed = !parsed && (pd.oom || pd.status == DC_ERR_INTERNAL); /* out of memory */
+		if (!parsed && !failed) {
+			for (size_t i = 0; i < pd.count; i++)
+				dc_diag_add_key(diag, pd.entries[i].severity, pd.status, pd.entries[i].key, "%s",
+						pd.entries[i].text);
+			dc_diag_release(&pd);
+			goto fail;
+		}
 		dc_diag_release(&pd);
 		if (failed)
 			goto oom;
