@@ -1589,6 +1589,59 @@ START_TEST(test_trace_shows_the_schedule)
 }
 END_TEST
 
+/* The critical path ends the critical stage where its last op ends: under
+ * ZB-H1 a stage's delayed weight gradients run after its last backward,
+ * and where the heaviest stage is the last (a 131,072-token head, 4
+ * stages of 4 layers, m 8) they end the pipeline themselves, so no drain
+ * follows. A pipeline trial read a "pipeline drain" row of 25.8 ms after
+ * that stage's end, stage 0 finishing 9.3 ms before it. Held against the
+ * timeline's own events: each stage's last op ("... mb N"), and the
+ * latest of them the pipeline's end. */
+struct op_ends {
+	double end[16];
+};
+
+static int op_end_event(void *ctx, const struct dc_step_event *e)
+{
+	struct op_ends *o = ctx;
+	if (e->track == DC_TRACK_COMPUTE && e->kind != DC_EV_MEMORY && e->stage < 16 && strstr(e->name, " mb ") &&
+	    e->start_s + e->duration_s > o->end[e->stage])
+		o->end[e->stage] = e->start_s + e->duration_s;
+	return 0;
+}
+
+START_TEST(test_zb_critical_path_ends_with_the_stage)
+{
+	struct op_ends o;
+	struct dc_step tl;
+	const char *err = NULL;
+	double last = 0, crit_end = -1;
+	int drains = 0;
+	memset(&o, 0, sizeof(o));
+	run_config("../tests/inputs/zb_heavy_last_stage.json", NULL);
+	ck_assert_int_eq(dc_step_timeline(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops, &run_res.batch,
+					  &tl, NULL, op_end_event, &o, &err),
+			 0);
+	for (int s = 0; s < 4; s++)
+		if (o.end[s] > last)
+			last = o.end[s];
+	ck_assert_uint_eq(run_res.step.critical_stage, 3);
+	ck_assert_double_eq_tol(o.end[3], last, 1e-12 * last); /* the last stage ends the pipeline */
+	ck_assert_double_gt(o.end[3] - o.end[0], 1e-3);
+	for (uint64_t i = 0; i < run_res.step.npath; i++) {
+		const struct dc_step_path *r = &run_res.step.path[i];
+		if (strncmp(r->what, "critical stage", 14) == 0)
+			crit_end = r->start_s + r->duration_s;
+		if (strncmp(r->what, "pipeline drain", 14) == 0)
+			drains++;
+	}
+	ck_assert_msg(fabs(crit_end - o.end[3]) <= 1e-9 * last, "critical stage row ends at %.9g s, its ops at %.9g s",
+		      crit_end, o.end[3]);
+	ck_assert_int_eq(drains, 0);
+	ck_assert_double_eq_tol(run_res.step.pipeline_s, last, 1e-9 * last);
+}
+END_TEST
+
 /* Which stage runs each layer and which layers dispatch tokens: the
  * timeline's events by layer */
 struct by_layer {
@@ -4026,6 +4079,7 @@ int main(void)
 	tcase_add_test(tc, test_zero_bubble_schedules_measured);
 	tcase_add_test(tc, test_ep_a2a_1f1b_two_layers);
 	tcase_add_test(tc, test_trace_shows_the_schedule);
+	tcase_add_test(tc, test_zb_critical_path_ends_with_the_stage);
 	tcase_add_test(tc, test_trace_moe_interval_layers);
 	tcase_add_test(tc, test_trace_prefix_is_the_schedule);
 	tcase_add_test(tc, test_trace_memory_held_by_hand);

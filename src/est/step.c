@@ -2987,8 +2987,18 @@ static void compose(const struct step_ctx *x, const struct dc_compute *c, const 
 			drain_k += (double)cnt * (q->bwd_first_s - (zb ? q->wgrad_first_s : 0)) +
 				   sends_sum(&x->k.snd, x->run_first[i], x->run_first[i] + cnt);
 		}
-		if (zb && critical > 0)
-			drain_k += x->first.wgrad_s; /* stage 0's last W */
+		/* the drain is what follows the critical stage's own end: its
+		 * last op (under ZB-H1 its delayed W's, which may end the step
+		 * themselves: a pipeline trial found a drain row past the
+		 * step's last op), from the timeline's ends or the closed form's */
+		if (!x->dev && (zb || end)) {
+			/* (the closed form's other schedules end the critical
+			 * stage at span - drain: the sum above) */
+			double e_crit = end ? end[critical]
+					    : closed_end(x, ops_seg(x, critical, dc_plan_stage_segment(p, critical)), span,
+							 drain_k, critical);
+			drain_k = max0(span - e_crit);
+		}
 		if (drain_k > span - fill)
 			drain_k = span - fill;
 		crit_busy = span - fill - drain_k;
