@@ -1642,6 +1642,90 @@ START_TEST(test_zb_critical_path_ends_with_the_stage)
 }
 END_TEST
 
+/* DualPipe's sends against their consumers in the trace: a pair of the
+ * two directions' chunks sends its activations and its gradients to one
+ * neighbour over one link, the gradients after the activations (sim_run),
+ * so no op starts before the send it takes has ended. A pipeline trial
+ * found 6 of 48 gradient sends at pp 4, m 8 (2 GB/s NVLink) still under
+ * way when the pair that takes them started: the timeline had both sends
+ * leave at the pair's end and arrive one send later each. For every send
+ * event, the first op of its microbatch and direction on the stage it
+ * goes to that starts after the send does must start after it ends. */
+#define SEND_MAX 512
+#define OPEV_MAX 8192
+struct send_check {
+	struct { double start, end; uint64_t to, mb; int bwd; } send[SEND_MAX];
+	struct { double start; uint64_t stage, mb; int bwd; } op[OPEV_MAX];
+	size_t nsend, nop;
+	double pair_start[16]; /* a pair's first event (its forward's): when it takes its inputs */
+	int in_pair_fwd[16];
+};
+
+static int send_check_event(void *ctx, const struct dc_step_event *e)
+{
+	struct send_check *c = ctx;
+	unsigned long long mb, ch, to, layer;
+	char dir[8];
+	if (e->kind != DC_EV_SPAN)
+		return 0;
+	if (e->track == DC_TRACK_PP && c->nsend < SEND_MAX) {
+		int bwd = strncmp(e->name, "gradients", 9) == 0;
+		if (sscanf(e->name + (bwd ? 9 : 11), " mb %llu chunk %llu send to stage %llu", &mb, &ch, &to) == 3) {
+			c->send[c->nsend].start = e->start_s;
+			c->send[c->nsend].end = e->start_s + e->duration_s;
+			c->send[c->nsend].to = to;
+			c->send[c->nsend].mb = mb;
+			c->send[c->nsend].bwd = bwd;
+			c->nsend++;
+		}
+	} else if (e->track == DC_TRACK_COMPUTE && e->stage < 16 && c->nop < OPEV_MAX &&
+		   sscanf(e->name, "layer %llu %7s mb %llu", &layer, dir, &mb) == 3 &&
+		   (strcmp(dir, "fwd") == 0 || strcmp(dir, "bwd") == 0)) {
+		int pair = strstr(e->name, "(F&B pair)") != NULL, fwd = dir[0] == 'f';
+		if (pair && fwd && !c->in_pair_fwd[e->stage])
+			c->pair_start[e->stage] = e->start_s;
+		c->in_pair_fwd[e->stage] = pair && fwd;
+		/* a pair's backward takes its gradients when the pair starts */
+		c->op[c->nop].start = pair && !fwd ? c->pair_start[e->stage] : e->start_s;
+		c->op[c->nop].stage = e->stage;
+		c->op[c->nop].mb = mb;
+		c->op[c->nop].bwd = dir[0] == 'b';
+		c->nop++;
+	}
+	return 0;
+}
+
+START_TEST(test_dualpipe_pair_sends_before_their_consumers)
+{
+	static struct send_check c;
+	const char *sets[] = {"parallel.pipeline_schedule=dualpipe", "cluster.intra_node.bandwidth=2 GB/s",
+			      "model.vocab_size=256", NULL};
+	struct dc_step tl;
+	const char *err = NULL;
+	size_t checked = 0;
+	memset(&c, 0, sizeof(c));
+	run_config("../tests/inputs/zb_heavy_last_stage.json", sets);
+	ck_assert_int_eq(dc_step_timeline(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops, &run_res.batch,
+					  &tl, NULL, send_check_event, &c, &err),
+			 0);
+	ck_assert_uint_eq(c.nsend, 48);
+	for (size_t i = 0; i < c.nsend; i++) {
+		double first = HUGE_VAL;
+		for (size_t j = 0; j < c.nop; j++)
+			if (c.op[j].stage == c.send[i].to && c.op[j].mb == c.send[i].mb && c.op[j].bwd == c.send[i].bwd &&
+			    c.op[j].start >= c.send[i].start && c.op[j].start < first)
+				first = c.op[j].start;
+		if (first == HUGE_VAL)
+			continue;
+		checked++;
+		ck_assert_msg(first >= c.send[i].end - 1e-12, "send %zu to stage %llu (mb %llu, %s) ends at %.9g s, its consumer starts at %.9g s",
+			      i, (unsigned long long)c.send[i].to, (unsigned long long)c.send[i].mb,
+			      c.send[i].bwd ? "gradients" : "activations", c.send[i].end, first);
+	}
+	ck_assert_uint_ge(checked, 40); /* the others' consumers start before the send is drawn: none of its microbatch after it */
+}
+END_TEST
+
 /* Which stage runs each layer and which layers dispatch tokens: the
  * timeline's events by layer */
 struct by_layer {
@@ -4080,6 +4164,7 @@ int main(void)
 	tcase_add_test(tc, test_ep_a2a_1f1b_two_layers);
 	tcase_add_test(tc, test_trace_shows_the_schedule);
 	tcase_add_test(tc, test_zb_critical_path_ends_with_the_stage);
+	tcase_add_test(tc, test_dualpipe_pair_sends_before_their_consumers);
 	tcase_add_test(tc, test_trace_moe_interval_layers);
 	tcase_add_test(tc, test_trace_prefix_is_the_schedule);
 	tcase_add_test(tc, test_trace_memory_held_by_hand);

@@ -4091,6 +4091,14 @@ static int sim_run(struct sim *x, double *end_s, double *span_s)
 					end_at[cf * m + o->mf] = t + send_to[cf];
 				if (o->kind == OP_B || o->kind == OP_BX || o->kind == OP_FB)
 					end_at[fwds + cb * m + o->mb] = t + send_to[cells + cb];
+				/* a DualPipe pair of the two directions' chunks sends
+				 * both outputs to one neighbour (up: chunk 0's
+				 * forward, chunk 1's backward), over one link: its
+				 * activations, then its gradients (the trace draws
+				 * them so; a pipeline trial found the gradients'
+				 * consumer starting before they were through) */
+				if (o->kind == OP_FB && o->cf != o->cb)
+					end_at[fwds + cb * m + o->mb] += send_to[cf];
 				op_end[s * cap + i] = t;
 				at = t;
 			}
@@ -5171,6 +5179,7 @@ static int dual_maxplus(const struct sim *sm, uint64_t t, double *end)
 		for (int bwd = 0; bwd < 2; bwd++) {
 			uint64_t ds, dc, c, mb, pi;
 			int dbwd, send;
+			double w;
 			if (bwd ? !(o->kind == OP_B || o->kind == OP_BX || o->kind == OP_FB)
 				: !(o->kind == OP_F || o->kind == OP_FB))
 				continue;
@@ -5186,7 +5195,13 @@ static int dual_maxplus(const struct sim *sm, uint64_t t, double *end)
 				goto out;
 			if (in_next && pi > sm->steady_at[ds] + 2 * x.kpair + 3)
 				goto out;
-			if (mp_term(&x, ds, pi, v, send ? sends_between(&sm->snd, sm->p, s, ds) : 0) != 0)
+			w = send ? sends_between(&sm->snd, sm->p, s, ds) : 0;
+			/* a pair's gradients follow its activations on the same
+			 * link (sim_run): one send more */
+			if (send && dbwd && sm->ops[ds * sm->cap + pi].kind == OP_FB &&
+			    sm->ops[ds * sm->cap + pi].cf != sm->ops[ds * sm->cap + pi].cb)
+				w *= 2.0;
+			if (mp_term(&x, ds, pi, v, w) != 0)
 				goto out;
 		}
 		for (uint64_t j = 0; j < d; j++)
@@ -5431,6 +5446,12 @@ static int inter_maxplus(const struct sim *sm, uint64_t t, double *end)
 			refs[1][0] = ds;
 			refs[1][1] = dbwd ? prod_b[at3(sm, ds, dc, mb)] : prod_f[at3(sm, ds, dc, mb)];
 			add[1] = send ? sends_between(&sm->snd, sm->p, s, ds) : 0;
+			/* a DualPipe pair's gradients after its activations
+			 * (sim_run) */
+			if (send && dbwd && refs[1][1] != UINT64_MAX &&
+			    sm->ops[ds * sm->cap + refs[1][1]].kind == OP_FB &&
+			    sm->ops[ds * sm->cap + refs[1][1]].cf != sm->ops[ds * sm->cap + refs[1][1]].cb)
+				add[1] *= 2.0;
 		} else {
 			f[d - 1] = 0;
 		}
