@@ -39,6 +39,47 @@ static void ck_toml(const char *text, int rc, const char *says)
 			      diag.count ? diag.entries[0].text : "(none)");
 }
 
+/* The text of tests/inputs/import/NAME (an upstream file kept byte for
+ * byte: its README.md names the source), NUL-terminated; the caller frees */
+static char *input(const char *name)
+{
+	char path[1024];
+	FILE *f;
+	char *buf;
+	long n;
+	snprintf(path, sizeof(path), "%s/tests/inputs/import/%s", DC_SOURCE_DIR, name);
+	f = fopen(path, "rb");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	ck_assert_int_ge(n, 0);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* How many diagnostics are warnings holding `says`. */
+static size_t warnings_with(const char *says)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < diag.count; i++)
+		k += diag.entries[i].severity == DC_SEV_WARNING && strstr(diag.entries[i].text, says) != NULL;
+	return k;
+}
+
+/* How many diagnostics, errors or warnings, hold `says`. */
+static size_t diags_with(const char *says)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < diag.count; i++)
+		k += strstr(diag.entries[i].text, says) != NULL;
+	return k;
+}
+
 static void teardown(void)
 {
 	dc_import_release(&imp);
@@ -51,18 +92,33 @@ static void setup(void)
 	dc_diag_init(&diag);
 }
 
-/* Megatron-LM's _vocab_size_with_padding (megatron/training/tokenizer/
- * tokenizer.py): up to a multiple of make-vocab-size-divisible-by x tp,
- * after NullTokenizer adds its end-of-document id. */
+/* Megatron-LM's vocab_size_with_padding (megatron/core/tokenizers/utils/
+ * build_tokenizer.py:133-146 at d98e8a64): up to a multiple of
+ * make-vocab-size-divisible-by x tp, from the tokenizer's vocab_size:
+ * NullTokenizer's is --vocab-size as given (its end-of-document id the
+ * last: core/tokenizers/text/libraries/null_tokenizer.py:18-19, 60-62),
+ * NullMultimodalTokenizer's one more (vision/libraries/
+ * null_multimodal_tokenizer.py:65). */
 START_TEST(megatron_vocab_padding)
 {
 	/* 128256 at tp 8: a multiple of 128 x 8 = 1024; 128256 / 1024 =
 	 * 125.25, so 126 x 1024 = 129024 */
 	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--vocab-size 128256 --tensor-model-parallel-size 8 --bf16 --position-embedding-type rope"), 0);
 	ck_assert_str_eq(get("model.vocab_size"), "129024");
-	/* NullTokenizer at tp 1: 128256 + 1 = 128257 up to a multiple of 128:
-	 * 128256 = 1002 x 128, so 1003 x 128 = 128384 */
-	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--tokenizer-type NullTokenizer --vocab-size 128256 --bf16 --no-position-embedding"), 0);
+	/* NullTokenizer at tp 2: 128256 itself, a multiple of 128 x 2 = 256
+	 * (128256 / 256 = 501 exactly): no padding. (Before, 128256 + 1 =
+	 * 128257 was padded to 502 x 256 = 128512.) With Llama-3-8B's shape
+	 * that is its published 8,030,261,248 parameters: the CLI case
+	 * import_megatron_null_tokenizer */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--tokenizer-type NullTokenizer --vocab-size 128256 "
+						   "--tensor-model-parallel-size 2 --bf16 --no-position-embedding"),
+			 0);
+	ck_assert_str_eq(get("model.vocab_size"), "128256");
+	/* NullMultimodalTokenizer at tp 1: 128256 + 1 = 128257 up to a
+	 * multiple of 128: 128256 = 1002 x 128, so 1003 x 128 = 128384 */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--tokenizer-type NullMultimodalTokenizer --vocab-size 128256 --bf16 "
+						   "--no-position-embedding"),
+			 0);
 	ck_assert_str_eq(get("model.vocab_size"), "128384");
 	/* 50257 (GPT-2) with --make-vocab-size-divisible-by 64 at tp 2:
 	 * multiples of 128; 50257 / 128 = 392.6, so 393 x 128 = 50304 */
@@ -733,6 +789,341 @@ START_TEST(torchtitan_mx)
 }
 END_TEST
 
+/* torchtitan 8a2686c4a (2025-09-30) to 238fa9953, the last main with TOML
+ * configs: the converters are "quantize.linear.float8", "quantize.linear.mx",
+ * "quantize.grouped_mm.float8" and "quantize.grouped_mm.mx", each reading
+ * its [quantize.*] table (238fa9953 torchtitan/config/job_config.py:731-835;
+ * components/quantization/float8.py:238-239, mx.py:171-172), and every
+ * shipped TOML has [quantize.linear.float8] with the converter commented
+ * out. The upstream files are tests/inputs/import/torchtitan_238fa9953_*
+ * (README.md there). */
+START_TEST(torchtitan_quantize_tables)
+{
+	char *text = input("torchtitan_238fa9953_llama3_8b.toml"), *p;
+	char toml[4096];
+	/* llama3_8b.toml: "# converters" commented out, so the
+	 * [quantize.linear.float8] keys of lines 62-64 change nothing (BF16);
+	 * the rest read by hand: flavor 8B -> llama-3.1-8b, seq_len 8192,
+	 * local_batch_size 1 and no pp -> micro batch 1, no accumulation;
+	 * shard degree -1 -> fsdp; mode selective + option "op" -> op */
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, text), 0);
+	ck_assert_uint_eq(diag.count, 0);
+	ck_assert_str_eq(get("model.hf_config"), "\"llama-3.1-8b\"");
+	ck_assert_str_eq(get("model.seq_length"), "8192");
+	ck_assert_str_eq(get("training.micro_batch_size"), "1");
+	ck_assert_str_eq(get("training.grad_accum_steps"), "1");
+	ck_assert_str_eq(get("parallel.sharding"), "\"fsdp\"");
+	ck_assert_str_eq(get("training.recompute"), "\"op\"");
+	ck_assert_str_eq(get("precision.compute"), "(unset)");
+	ck_assert_str_eq(get("precision.fp8_recipe"), "(unset)");
+	free(text);
+
+	/* llama3_405b.toml at 238fa9953 keeps converters = ["float8"] (line
+	 * 21), a name that torchtitan no longer registers (a KeyError), beside
+	 * [quantize.linear.float8] (keys from line 62): refused, naming both */
+	text = input("torchtitan_238fa9953_llama3_405b.toml");
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, text), -1);
+	ck_assert_str_eq(diag.entries[0].text,
+			 "t:21: error: [model] converters: \"float8\" reads its settings from [float8], but this file gives "
+			 "them in [quantize.linear.float8] (line 62), which torchtitan from 8a2686c4a reads for the "
+			 "converter \"quantize.linear.float8\" and registers no \"float8\" (components/quantization/"
+			 "float8.py:238 at 238fa9953): give converters = [\"quantize.linear.float8\"]");
+	/* the same file with the converter's name: float8 on, no recipe_name
+	 * -> tensorwise, distcalc's "current"; filter_fqns ["output"] keeps the
+	 * head in BF16; tp 8 with async TP and the model compiled -> overlap.tp;
+	 * enable_fsdp_float8_all_gather true (line 62) is warned, not priced */
+	p = strstr(text, "converters = [\"float8\"]");
+	ck_assert_ptr_nonnull(p);
+	snprintf(toml, sizeof(toml), "%.*sconverters = [\"quantize.linear.float8\"]%s", (int)(p - text), text,
+		 p + strlen("converters = [\"float8\"]"));
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, toml), 0);
+	ck_assert_str_eq(get("precision.compute"), "\"fp8\"");
+	ck_assert_str_eq(get("precision.fp8_recipe"), "\"current\"");
+	ck_assert_str_eq(get("precision.fp8_lm_head"), "(unset)");
+	ck_assert_str_eq(get("parallel.tp"), "8");
+	ck_assert_str_eq(get("overlap.tp"), "true");
+	ck_assert_str_eq(get("training.recompute"), "\"full\"");
+	ck_assert_uint_eq(diag.count, 1);
+	ck_assert_str_eq(diag.entries[0].text, "t:62: [quantize.linear.float8] enable_fsdp_float8_all_gather: not "
+					       "modelled: distcalc gathers the parameters at precision.working_bytes");
+	free(text);
+
+	/* deepseek_v3_16b.toml (MoE): [quantize.linear.float8] and
+	 * [quantize.grouped_mm.float8] with no converter: BF16. By hand:
+	 * expert_parallel_degree 8 -> ep 8; local_batch_size 4 -> micro 4;
+	 * compile of the loss alone -> training.compile unset; the flavor has
+	 * no catalogue entry (the model is --model's); Interleaved1F1B at pp
+	 * 1 is the one warning */
+	text = input("torchtitan_238fa9953_deepseek_v3_16b.toml");
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, text), 0);
+	ck_assert_str_eq(get("parallel.ep"), "8");
+	ck_assert_str_eq(get("training.micro_batch_size"), "4");
+	ck_assert_str_eq(get("training.compile"), "(unset)");
+	ck_assert_str_eq(get("precision.compute"), "(unset)");
+	ck_assert_uint_eq(diag.count, 1);
+	ck_assert_uint_eq(warnings_with("t:51: [parallelism] pipeline_parallel_schedule: changes nothing"), 1);
+	ck_assert_ptr_nonnull(strstr(imp.model_unresolved, "\"deepseek_v3\" flavor \"16B\""));
+	free(text);
+
+#define TT "[model]\nname = \"llama3\"\nflavor = \"8B\"\n"
+#define AC "[activation_checkpoint]\nmode = \"none\"\n"
+	/* linear and grouped-GEMM float8 on, experts named, rowwise: every
+	 * linear layer, the experts' too, in FP8 rowwise: precision.compute
+	 * fp8 as distcalc prices it, nothing warned */
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, TT "converters = [\"quantize.linear.float8\", "
+						     "\"quantize.grouped_mm.float8\"]\n" AC "[quantize.linear.float8]\n"
+						     "recipe_name = \"rowwise\"\nfilter_fqns = [\"output\"]\n"
+						     "[quantize.grouped_mm.float8]\nfqns = [\"experts\"]\n"),
+			 0);
+	ck_assert_str_eq(get("precision.compute"), "\"fp8\"");
+	ck_assert_str_eq(get("precision.fp8_recipe"), "\"rowwise\"");
+	ck_assert_str_eq(get("precision.fp8_lm_head"), "(unset)");
+	ck_assert_uint_eq(diag.count, 0);
+	/* the linear converter's default, tensorwise, against the experts'
+	 * rowwise (float8.py:205-231): a warning */
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, TT "converters = [\"quantize.linear.float8\", "
+						     "\"quantize.grouped_mm.float8\"]\n" AC "[quantize.grouped_mm.float8]\n"
+						     "fqns = [\"experts\"]\n"),
+			 0);
+	ck_assert_str_eq(get("precision.fp8_recipe"), "\"current\"");
+	ck_assert_str_eq(get("precision.fp8_lm_head"), "true"); /* no filter_fqns: [] converts "output" */
+	ck_assert_uint_eq(diag.count, 1);
+	ck_assert_uint_eq(warnings_with("t:4: [model] converters: quantize.grouped_mm.float8 scales the experts'"), 1);
+	/* the grouped-GEMM converter alone: experts FP8, the rest BF16, not a
+	 * distcalc precision: BF16, warned */
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, TT "converters = [\"quantize.grouped_mm.mx\"]\n" AC
+						     "[quantize.grouped_mm.mx]\nfqns = [\"experts\"]\n"),
+			 0);
+	ck_assert_str_eq(get("precision.compute"), "(unset)");
+	ck_assert_uint_eq(warnings_with("quantize.grouped_mm.mx alone converts the MoE experts' grouped GEMMs"), 1);
+	/* fqns empty (the default []): it converts nothing; the linear one
+	 * alone gives FP8, and the warning names the converters line */
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, TT "converters = [\"quantize.linear.float8\", "
+						     "\"quantize.grouped_mm.float8\"]\n" AC),
+			 0);
+	ck_assert_str_eq(get("precision.compute"), "\"fp8\"");
+	ck_assert_uint_eq(diag.count, 1);
+	ck_assert_uint_eq(warnings_with("t:4: [model] converters: [quantize.grouped_mm.float8] fqns is empty (its "
+					"default): the converter converts no module"),
+			  1);
+	/* the linear mx converter: as [mx], from its own table */
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, TT "converters = [\"quantize.linear.mx\"]\n" AC
+						     "[quantize.linear.mx]\nrecipe_name = \"mxfp8_cublas_rceil\"\n"
+						     "filter_fqns = [\"attention.wq\"]\nmxfp8_dim1_cast_kernel_choice = \"cuda\"\n"),
+			 0);
+	ck_assert_str_eq(get("precision.fp8_recipe"), "\"mxfp8\"");
+	ck_assert_str_eq(get("precision.fp8_lm_head"), "true");
+	/* what torchtitan refuses, refused so */
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, TT "converters = [\"quantize.linear.float8\", "
+						     "\"quantize.grouped_mm.mx\"]\n" AC),
+			 -1);
+	ck_assert_ptr_nonnull(strstr(diag.entries[0].text, "t:4: error: [model] converters: combines float8 and mx "
+							   "converters, which torchtitan refuses"));
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, TT "converters = [\"quantize.linear.float8\", "
+						     "\"quantize.grouped_mm.float8\"]\n" AC "[quantize.grouped_mm.float8]\n"
+						     "fqns = [\"experts\"]\n[parallelism]\npipeline_parallel_degree = 2\n"),
+			 -1);
+	ck_assert_uint_eq(diags_with("t:4: error: [model] converters: quantize.grouped_mm.float8 with "
+				     "pipeline_parallel_degree 2 and context_parallel_degree 1: torchtitan asserts both are 1"),
+			  1);
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, TT "converters = [\"quantize.linear.mx\"]\n" AC
+						     "[parallelism]\ntensor_parallel_degree = 2\n[compile]\nenable = true\n"),
+			 -1);
+	ck_assert_uint_eq(diags_with("t:4: error: [model] converters: quantize.linear.mx with tensor_parallel_degree 2 "
+				     "and the model compiled"),
+			  1);
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, TT "converters = [\"quantize.linear.float8\"]\n" AC
+						     "[quantize.linear.float8]\nemulate = true\n"),
+			 -1);
+	ck_assert_uint_eq(diags_with("t:8: error: [quantize.linear.float8] emulate: true emulates the FP8 GEMMs in high "
+				     "precision"),
+			  1);
+	/* the new name with the old table, and 5b5d4685's short-lived names */
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, TT "converters = [\"quantize.linear.float8\"]\n" AC
+						     "[float8]\nfilter_fqns = [\"output\"]\n"),
+			 -1);
+	ck_assert_str_eq(diag.entries[0].text,
+			 "t:4: error: [model] converters: \"quantize.linear.float8\" reads its settings from "
+			 "[quantize.linear.float8], but this file gives them in [float8] (line 8), the table of "
+			 "torchtitan's converter \"float8\" before 8a2686c4a: move them to [quantize.linear.float8]");
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, TT "converters = [\"quantize.dense.float8\"]\n" AC), -1);
+	ck_assert_ptr_nonnull(strstr(diag.entries[0].text, "t:4: error: [model] converters: \"quantize.dense.float8\" "
+							   "is torchtitan 5b5d4685's name, which 8a2686c4a renamed"));
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, TT "converters = [\"float8\", \"quantize.grouped_mm.float8\"]\n" AC),
+			 -1);
+	ck_assert_ptr_nonnull(strstr(diag.entries[0].text, "mixes the converter names before torchtitan 8a2686c4a"));
+#undef TT
+#undef AC
+}
+END_TEST
+
+/* The virtual pipeline as Megatron-LM d98e8a64 derives it (megatron/
+ * training/arguments.py:927-980): --num-virtual-stages-per-pipeline-rank
+ * is the chunks a rank; --num-layers-per-virtual-pipeline-stage n gives
+ * (L + 1 for each --account-for-*-in-pipeline-split) / pp / n; n beside
+ * --decoder-first/last-pipeline-num-layers, or beside the other, is
+ * refused as Megatron asserts; --virtual-pipeline-model-parallel-size is
+ * no argument of its parser. */
+START_TEST(megatron_virtual_pipeline)
+{
+#define B "--bf16 --position-embedding-type rope --pipeline-model-parallel-size 4 "
+	/* the chunks a rank, as given */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, B "--num-layers 32 --num-virtual-stages-per-pipeline-rank 2"), 0);
+	ck_assert_str_eq(get("parallel.virtual_pipeline"), "2");
+	/* 32 layers / pp 4 = 8 a stage; 8 / n 2 = 4 chunks */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, B "--num-layers 32 --num-layers-per-virtual-pipeline-stage 2"), 0);
+	ck_assert_str_eq(get("parallel.virtual_pipeline"), "4");
+	/* 30 layers + 1 (embedding) + 1 (loss) = 32; / pp 4 = 8; / n 2 = 4
+	 * (before, 30 / 4 was refused as not whole) */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, B "--num-layers 30 --account-for-embedding-in-pipeline-split "
+						 "--account-for-loss-in-pipeline-split --num-layers-per-virtual-pipeline-stage 2"),
+			 0);
+	ck_assert_str_eq(get("parallel.virtual_pipeline"), "4");
+	ck_assert_str_eq(get("parallel.account_for_loss"), "true");
+	/* 31 + 1 (embedding) = 32; / 4 = 8; / 4 = 2 */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, B "--num-layers 31 --account-for-embedding-in-pipeline-split "
+						 "--num-layers-per-virtual-pipeline-stage 4"),
+			 0);
+	ck_assert_str_eq(get("parallel.virtual_pipeline"), "2");
+	/* 30 + 2 = 32; / 4 = 8, which 3 does not divide */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, B "--num-layers 30 --account-for-embedding-in-pipeline-split "
+						 "--account-for-loss-in-pipeline-split --num-layers-per-virtual-pipeline-stage 3"),
+			 -1);
+	ck_assert_str_eq(diag.entries[0].text,
+			 "t:1: error: '--num-layers-per-virtual-pipeline-stage': 3 must divide (--num-layers 30 + 1 + 1, the "
+			 "embedding and the loss) / --pipeline-model-parallel-size 4, a whole number, as Megatron-LM asserts "
+			 "(megatron/training/arguments.py:968-973 at d98e8a64)");
+	/* uneven first/last stages with n: Megatron asserts */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, B "--num-layers 32 --decoder-last-pipeline-num-layers 12\n"
+						 "--num-layers-per-virtual-pipeline-stage 4"),
+			 -1);
+	ck_assert_str_eq(diag.entries[0].text,
+			 "t:2: error: '--num-layers-per-virtual-pipeline-stage': with '--decoder-last-pipeline-num-layers' on "
+			 "line 1: Megatron-LM asserts \"please use --num-virtual-stages-per-pipeline-rank to specify virtual "
+			 "pipeline parallel degree when enable uneven pipeline parallelism\" (megatron/training/"
+			 "arguments.py:954-956 at d98e8a64); give that instead");
+	/* both: no more than one */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, B "--num-layers 32 --num-virtual-stages-per-pipeline-rank 2\n"
+						 "--num-layers-per-virtual-pipeline-stage 4"),
+			 -1);
+	ck_assert_ptr_nonnull(strstr(diag.entries[0].text, "t:2: error: '--num-layers-per-virtual-pipeline-stage': with "
+							   "--num-virtual-stages-per-pipeline-rank on line 1: Megatron-LM allows "
+							   "no more than one of them"));
+	/* the name Megatron-LM's parser does not have */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, B "--num-layers 32\n--virtual-pipeline-model-parallel-size 4"), -1);
+	ck_assert_str_eq(diag.entries[0].text,
+			 "t:2: error: '--virtual-pipeline-model-parallel-size': not an argument of Megatron-LM d98e8a64, whose "
+			 "parser (megatron/training/arguments.py:119-132, allow_abbrev=False) rejects it; give "
+			 "--num-virtual-stages-per-pipeline-rank 4 (arguments.py:3116), the model chunks a rank");
+#undef B
+}
+END_TEST
+
+/* A `case` pattern list is what a shell matches, never a command: its
+ * words ("--foo)", "-h|--help)", "(--data)") are no arguments (before,
+ * upstream examples/gptoss/02_train.sh at d98e8a64 was refused for its
+ * own option parser's --checkpoint-path, --tokenizer, --data, ... and a
+ * pattern spelled as a mapped argument was taken as one). A branch's
+ * commands are read as before, with the block's warning. */
+START_TEST(megatron_case_patterns)
+{
+	static const char *const script =
+		"while [[ $# -gt 0 ]]; do\n"                                 /* 1 */
+		"  case $1 in\n"                                              /* 2 */
+		"    --checkpoint-path)\n"                                    /* 3 */
+		"      CKPT=\"$2\"; shift 2 ;;\n"                             /* 4 */
+		"    -h|--help) echo usage; exit 0 ;;\n"                      /* 5 */
+		"    (--tensor-model-parallel-size) shift ;&\n"              /* 6 */
+		"    --data) case $2 in --inner) shift ;; esac ;;&\n"       /* 7 */
+		"    --bf16-branch)\n"                                        /* 8 */
+		"      EXTRA=--sequence-parallel ;;\n"                        /* 9 */
+		"    *) shift ;;\n"                                           /* 10 */
+		"  esac\n"                                                    /* 11 */
+		"done\n"                                                      /* 12 */
+		"torchrun pretrain_gpt.py --bf16 --position-embedding-type rope --tensor-model-parallel-size 2\n";
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, script), 0);
+	/* tp from line 13 alone: the pattern on line 6 gave none (a second
+	 * value, or a duplicate, would show) */
+	ck_assert_str_eq(get("parallel.tp"), "2");
+	/* the branch's command on line 9 is read, with the case's warning */
+	ck_assert_str_eq(get("parallel.sequence_parallel"), "true");
+	ck_assert_uint_eq(diags_with("t:9: '--sequence-parallel': inside the shell 'case' of line 2"), 1);
+	/* nothing refused: no pattern word was taken for an argument */
+	for (size_t i = 0; i < diag.count; i++)
+		ck_assert_msg(diag.entries[i].severity == DC_SEV_WARNING, "%s", diag.entries[i].text);
+	/* a pattern named as a mapped argument on its own: not taken */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "case $1 in --pipeline-model-parallel-size) PP=$2 ;; esac\n"
+						   "--bf16 --position-embedding-type rope\n"),
+			 0);
+	ck_assert_str_eq(get("parallel.pp"), "(unset)");
+}
+END_TEST
+
+/* A '\' with blanks after it at a line's end escapes a space: bash ends
+ * the command at the newline (the launch gets a stray ' ' and runs
+ * without the next line's arguments, which run as a failing command of
+ * their own). Taken as a comment that ends a continued command is: not
+ * taken, with a warning naming both lines (before, taken silently). */
+START_TEST(megatron_backslash_space)
+{
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "torchrun pretrain_gpt.py --bf16 --position-embedding-type rope \\\n"
+						   "  --tensor-model-parallel-size 2 \\ \n"
+						   "  --sequence-parallel\n"),
+			 0);
+	ck_assert_str_eq(get("parallel.tp"), "2");
+	ck_assert_str_eq(get("parallel.sequence_parallel"), "(unset)");
+	ck_assert_uint_eq(diag.count, 1);
+	ck_assert_str_eq(diag.entries[0].text,
+			 "t:3: '--sequence-parallel': the '\\' at the end of line 2 has blanks after it, so it escapes a space "
+			 "instead of continuing the command: a shell ends the command there and runs this line as a command "
+			 "of its own, which fails, and the launch runs without its arguments: not taken (delete the blanks "
+			 "after the '\\' to pass them)");
+	/* a '\' then a space mid-line is a word's escaped space, and inside
+	 * an array's parentheses a line's end ends nothing: both taken */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "A=(--bf16 --position-embedding-type rope \\ \n"
+						   "  --sequence-parallel --tensor-model-parallel-size 2)\n"),
+			 0);
+	ck_assert_str_eq(get("parallel.sequence_parallel"), "true");
+	ck_assert_uint_eq(diag.count, 0);
+}
+END_TEST
+
+/* A prefix assignment (TP=2 torchrun ... ${TP:-8}) is no value of its own
+ * command's words: bash expands them first and puts TP in the command's
+ * environment alone (bash -c 'TP=2 echo ${TP:-8}' prints 8), and no later
+ * command sees it either. Before, tp 2 was taken silently. */
+START_TEST(megatron_prefix_assignment)
+{
+	/* ${TP:-8} with the prefix TP=2: the default, 8, and a warning */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "TP=2 torchrun pretrain_gpt.py --bf16 --position-embedding-type rope "
+						   "--tensor-model-parallel-size ${TP:-8}\n"),
+			 0);
+	ck_assert_str_eq(get("parallel.tp"), "8");
+	ck_assert_uint_eq(diags_with("t:1: '--tensor-model-parallel-size': its value '8' is not TP=2 of line 1: that "
+				     "assignment prefixes a command"),
+			  1);
+	/* the line before's TP=4 is the value (the prefix is skipped) */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "TP=4\nTP=2 CP=1 torchrun pretrain_gpt.py --bf16 "
+						   "--position-embedding-type rope --tensor-model-parallel-size $TP\n"),
+			 0);
+	ck_assert_str_eq(get("parallel.tp"), "4");
+	/* nor does a later command see it: no value, an error */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "TP=2 env\ntorchrun pretrain_gpt.py --bf16 --position-embedding-type "
+						   "rope --tensor-model-parallel-size $TP\n"),
+			 -1);
+	ck_assert_ptr_nonnull(strstr(diag.entries[0].text, "t:2: error: '--tensor-model-parallel-size': cannot tell the "
+							   "value of '$TP'"));
+	/* an assignment of its own, or export's argument, holds */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "TP=2\nexport CP=1\ntorchrun pretrain_gpt.py --bf16 "
+						   "--position-embedding-type rope --tensor-model-parallel-size $TP "
+						   "--context-parallel-size $CP\n"),
+			 0);
+	ck_assert_str_eq(get("parallel.tp"), "2");
+	ck_assert_str_eq(get("parallel.cp"), "1");
+	ck_assert_uint_eq(diag.count, 0);
+}
+END_TEST
+
 /* The reader evaluates no shell condition: each mapped argument inside an
  * `if` or `case` block warns with its line and the block's; one outside,
  * an ignored one and an `if` that is only a word (an echo's) do not. An
@@ -1364,6 +1755,11 @@ int main(void)
 	tcase_add_test(tc, torchtitan_experimental_layout);
 	tcase_add_test(tc, torchtitan_hf_assets_path);
 	tcase_add_test(tc, torchtitan_mx);
+	tcase_add_test(tc, torchtitan_quantize_tables);
+	tcase_add_test(tc, megatron_virtual_pipeline);
+	tcase_add_test(tc, megatron_case_patterns);
+	tcase_add_test(tc, megatron_backslash_space);
+	tcase_add_test(tc, megatron_prefix_assignment);
 	tcase_add_test(tc, toml_errors);
 	tcase_add_test(tc, deepspeed_mapping);
 	tcase_add_test(tc, deepspeed_duplicates);

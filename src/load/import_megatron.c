@@ -47,6 +47,9 @@ struct word {
 	 * ('\\' then a comment: lex), on the first word after it where a
 	 * command starts; 0 otherwise */
 	unsigned cut;
+	/* cut came from a '\\' before trailing blanks, not a comment: the
+	 * '\\' escapes a space, and the line's end ends the command */
+	unsigned char cut_bs;
 };
 
 #define MAX_BLOCKS 64
@@ -58,8 +61,28 @@ struct words {
 	 * and keywords (deeper than MAX_BLOCKS counted, not kept) */
 	unsigned open[MAX_BLOCKS];
 	const char *open_kw[MAX_BLOCKS];
+	/* a `case` block's place (enum case_state): its subject word, its
+	 * `in`, a pattern list (up to the ')': no command, so no arguments)
+	 * or a branch's commands (up to ';;', ';&' or ';;&') */
+	unsigned char case_at[MAX_BLOCKS];
 	size_t depth;
 };
+
+enum case_state { CS_NONE, CS_SUBJECT, CS_IN, CS_PATTERN, CS_BODY };
+
+/* The innermost block's case_state (CS_NONE: none, or an `if`). */
+static enum case_state case_state(const struct words *ws)
+{
+	if (!ws->depth || ws->depth > MAX_BLOCKS)
+		return CS_NONE;
+	return (enum case_state)ws->case_at[ws->depth - 1];
+}
+
+static void set_case_state(struct words *ws, enum case_state st)
+{
+	if (ws->depth && ws->depth <= MAX_BLOCKS)
+		ws->case_at[ws->depth - 1] = (unsigned char)st;
+}
 
 /* ---- words ---- */
 
@@ -85,6 +108,7 @@ static int push(struct words *ws, const char *s, size_t n, unsigned line, int se
 	ws->w[ws->n].cond = 0;
 	ws->w[ws->n].block = NULL;
 	ws->w[ws->n].cut = 0;
+	ws->w[ws->n].cut_bs = 0;
 	if (ws->depth) {
 		size_t top = (ws->depth < MAX_BLOCKS ? ws->depth : MAX_BLOCKS) - 1;
 		ws->w[ws->n].cond = ws->open[top];
@@ -104,6 +128,7 @@ static int shell_keyword(struct words *ws, const char *w, unsigned line)
 		if (ws->depth < MAX_BLOCKS) {
 			ws->open[ws->depth] = line;
 			ws->open_kw[ws->depth] = w[0] == 'i' ? "if" : "case";
+			ws->case_at[ws->depth] = (unsigned char)(w[0] == 'i' ? CS_NONE : CS_SUBJECT);
 		}
 		ws->depth++;
 		return w[0] == 'i';
@@ -178,6 +203,7 @@ static int lex(const char *buf, size_t len, const char *name, struct words *ws, 
 	/* arrays: NAME=( open, where a comment ends nothing; substs: $( open,
 	 * whose ) closes no array */
 	unsigned cut = 0, word_cut = 0, arrays = 0, substs = 0;
+	int cut_bs = 0, word_cut_bs = 0;
 	size_t before = 0;
 	char at[600];
 
@@ -218,10 +244,54 @@ static int lex(const char *buf, size_t len, const char *name, struct words *ws, 
 			while (i + 1 < len && buf[i + 1] != '\n')
 				i++;
 			if (words && !arrays && (cont || buf[i] == '\\'))
-				cut = at_line;
+				cut = at_line, cut_bs = 0;
 			continue;
 		}
 		if (isspace((unsigned char)c) || strchr("();|&<>`", c)) {
+			enum case_state cs = case_state(ws);
+			if (cs == CS_PATTERN) {
+				/* a case pattern list ("--foo)", "-h|--help)"):
+				 * words a shell matches, never runs, so no
+				 * arguments; `esac` where a pattern would stand
+				 * closes the block; the ')' opens the branch */
+				int closed = in_word && !quoted && cur.len == 4 && memcmp(cur.data, "esac", 4) == 0;
+				cur.len = 0;
+				if (cur.data)
+					cur.data[0] = '\0';
+				/* the words dropped stand for a separator: the
+				 * next word kept starts a command of its own */
+				sep = 1;
+				if (closed) {
+					ws->depth--;
+					cmd = c == '\n' || strchr(";|&()", c);
+					if (cmd)
+						cont = words = 0;
+				} else if (c == ')') {
+					set_case_state(ws, CS_BODY);
+					cmd = 1, cont = words = 0;
+				}
+				in_word = quoted = 0;
+				line += c == '\n';
+				continue;
+			}
+			if (cs == CS_BODY && c == ';' && (next == ';' || next == '&')) {
+				/* ';;', ';&' or ';;&' ends the branch: a pattern
+				 * list comes next */
+				if (in_word) {
+					before = ws->n;
+					rc = end_word(ws, &cur, wline, quoted, word_sep);
+					if (rc == 0 && ws->n > before)
+						ws->w[before].cut = word_cut, ws->w[before].cut_bs = (unsigned char)word_cut_bs;
+				}
+				set_case_state(ws, CS_PATTERN);
+				i++;
+				if (next == ';' && i + 1 < len && buf[i + 1] == '&')
+					i++;
+				cmd = 0, cont = words = 0;
+				sep = 1;
+				in_word = quoted = 0;
+				continue;
+			}
 			if (c == '(' && in_word && cur.len && cur.data[cur.len - 1] == '=')
 				arrays++;
 			else if (c == '(' && in_word && cur.len && cur.data[cur.len - 1] == '$')
@@ -230,13 +300,21 @@ static int lex(const char *buf, size_t len, const char *name, struct words *ws, 
 				substs--;
 			else if (c == ')' && arrays)
 				arrays--;
+			if (in_word && (cs == CS_SUBJECT || cs == CS_IN)) {
+				/* the subject, then `in` (or, after a newline, the
+				 * `in` the subject is still waiting for) */
+				if (cs == CS_IN || (!quoted && cur.len == 2 && memcmp(cur.data, "in", 2) == 0))
+					set_case_state(ws, CS_PATTERN);
+				else
+					set_case_state(ws, CS_IN);
+			}
 			if (in_word) {
 				before = ws->n;
 				rc = end_word(ws, &cur, wline, quoted, word_sep);
 				if (rc == 0 && (c == '<' || c == '>') && ws->n > before)
 					ws->w[ws->n - 1].redir = 1;
 				if (rc == 0 && ws->n > before) {
-					ws->w[before].cut = word_cut;
+					ws->w[before].cut = word_cut, ws->w[before].cut_bs = (unsigned char)word_cut_bs;
 					words = 1;
 				}
 				if (rc == 0)
@@ -259,13 +337,27 @@ static int lex(const char *buf, size_t len, const char *name, struct words *ws, 
 			word_sep = sep;
 			sep = 0;
 			word_cut = cmd ? cut : 0;
+			word_cut_bs = cmd ? cut_bs : 0;
 			cut = 0;
+			cut_bs = 0;
 		}
 		if (c == '\'' || c == '"') {
 			quote = c;
 			quoted = 1;
 			qline = line;
 		} else if (c == '\\' && next) {
+			/* '\\' then blanks to the line's end: an escaped space,
+			 * not a continuation (bash ends the command at the
+			 * newline), though it reads as one: as a comment that
+			 * ends a continued command, the next line's command of
+			 * arguments is not the launch's (the warning below) */
+			if ((next == ' ' || next == '\t') && words && !arrays) {
+				size_t k = i + 1;
+				while (k < len && (buf[k] == ' ' || buf[k] == '\t' || buf[k] == '\r'))
+					k++;
+				if (k >= len || buf[k] == '\n')
+					cut = line, cut_bs = 1;
+			}
 			dc_buf_putc(&cur, next);
 			line += next == '\n';
 			i++;
@@ -282,7 +374,7 @@ static int lex(const char *buf, size_t len, const char *name, struct words *ws, 
 		before = ws->n;
 		rc = end_word(ws, &cur, wline, quoted, word_sep);
 		if (rc == 0 && ws->n > before)
-			ws->w[before].cut = word_cut;
+			ws->w[before].cut = word_cut, ws->w[before].cut_bs = (unsigned char)word_cut_bs;
 	}
 	if (cur.failed && rc == 0)
 		rc = -1;
@@ -318,8 +410,27 @@ static int is_assignment(const char *w, size_t *name_len)
  * `case` block the word using it is not in (the last one written above
  * wins, whatever branch the shell would run: the caller warns), else
  * left as it was. */
+/* Whether assignment word i is a prefix assignment (TP=2 torchrun ...):
+ * only assignments from its command's start to it, and a command word
+ * after it in the same command. bash expands the command's words before
+ * it assigns, and only into that command's environment, so it is no
+ * value of any word (export TP=2 is export's argument, and holds). */
+static int prefix_assignment(const struct words *ws, size_t i)
+{
+	size_t nl, k = i;
+	while (k > 0 && !ws->w[k].sep) {
+		k--;
+		if (!ws->w[k].piece && !is_assignment(ws->w[k].text, &nl))
+			return 0;
+	}
+	for (k = i + 1; k < ws->n && !ws->w[k].sep; k++)
+		if (!ws->w[k].piece && !is_assignment(ws->w[k].text, &nl))
+			return 1;
+	return 0;
+}
+
 static int resolve(const struct words *ws, size_t at, const char *v, char *out, int depth, size_t *budget, int join,
-		   size_t *cond_i)
+		   size_t *cond_i, size_t *prefix_i)
 {
 	char var[64], def[MAX_VALUE];
 	const char *p;
@@ -375,11 +486,17 @@ static int resolve(const struct words *ws, size_t at, const char *v, char *out, 
 		--*budget;
 		if (is_assignment(ws->w[i].text, &nl) && nl == strlen(var) && strncmp(ws->w[i].text, var, nl) == 0) {
 			const char *val = ws->w[i].text + nl + 1;
+			if (prefix_assignment(ws, i)) {
+				/* TP=2 torchrun ... ${TP:-8}: not its value */
+				if (*prefix_i == SIZE_MAX)
+					*prefix_i = i;
+				continue;
+			}
 			if (*val || !has_def) {
 				size_t k = i + 1, len;
 				if (ws->w[i].cond && ws->w[i].cond != ws->w[at].cond && *cond_i == SIZE_MAX)
 					*cond_i = i;
-				if (resolve(ws, i, val, out, depth + 1, budget, join, cond_i) != 0)
+				if (resolve(ws, i, val, out, depth + 1, budget, join, cond_i, prefix_i) != 0)
 					return -1;
 				for (len = strlen(out); join && k < ws->n && ws->w[k].piece; k++) {
 					size_t pn = strlen(ws->w[k].text);
@@ -395,7 +512,7 @@ static int resolve(const struct words *ws, size_t at, const char *v, char *out, 
 		}
 	}
 	if (has_def)
-		return resolve(ws, at, def, out, depth + 1, budget, join, cond_i);
+		return resolve(ws, at, def, out, depth + 1, budget, join, cond_i, prefix_i);
 	return -1;
 }
 
@@ -407,7 +524,7 @@ enum arg_id {
 	A_QK_NORM, A_ATT_DROP, A_HID_DROP, A_MLA,
 	A_EXPERTS, A_TOPK, A_MOE_FFN, A_SHARED, A_MOE_FREQ, A_EXPERT_BIAS, A_DISPATCHER, A_CAPACITY,
 	A_FLEX_BACKEND, A_ENABLE_DEEPEP, A_ROUTER_GROUPS, A_ROUTER_GROUP_TOPK,
-	A_TP, A_PP, A_CP, A_CP_COMM, A_EP, A_ETP, A_VPP_LAYERS, A_VPP, A_FIRST, A_LAST, A_ACC_EMB, A_ACC_LOSS,
+	A_TP, A_PP, A_CP, A_CP_COMM, A_EP, A_ETP, A_VPP_LAYERS, A_VPP, A_VPP_OLD, A_FIRST, A_LAST, A_ACC_EMB, A_ACC_LOSS,
 	A_SP, A_DIST_OPT, A_DIST_OPT_INST, A_OVERLAP_GRAD, A_OVERLAP_PARAM, A_DDP_BUCKET, A_TP_OVERLAP, A_FSDP2,
 	A_MBS, A_GBS, A_RECOMPUTE, A_RECOMPUTE_METHOD, A_RECOMPUTE_LAYERS, A_RECOMPUTE_ACT, A_RECOMPUTE_MODULES, A_GROUPED_GEMM, A_FLASH, A_ATT_BACKEND,
 	A_BF16, A_FP16, A_FP8, A_FP8_RECIPE, A_FP8_PARAM, A_FIRST_LAST_BF16, A_BF16_START, A_BF16_END, A_GRAD_BF16, A_GRAD_FP32, A_OPTIMIZER,
@@ -461,7 +578,10 @@ static const struct {
 	[A_EP] = {"--expert-model-parallel-size", 1},
 	[A_ETP] = {"--expert-tensor-parallel-size", 1},
 	[A_VPP_LAYERS] = {"--num-layers-per-virtual-pipeline-stage", 1},
-	[A_VPP] = {"--virtual-pipeline-model-parallel-size", 1},
+	[A_VPP] = {"--num-virtual-stages-per-pipeline-rank", 1},
+	/* not an argument of d98e8a64's parser: read only to refuse it,
+	 * naming the one above */
+	[A_VPP_OLD] = {"--virtual-pipeline-model-parallel-size", 1},
 	[A_FIRST] = {"--decoder-first-pipeline-num-layers", 1},
 	[A_LAST] = {"--decoder-last-pipeline-num-layers", 1},
 	[A_ACC_EMB] = {"--account-for-embedding-in-pipeline-split", 0},
@@ -838,9 +958,17 @@ static void map_model(struct mctx *m)
 			err(m, 0, "'--max-position-embeddings': needed for Megatron-LM's learned position table "
 				  "(--position-embedding-type learned_absolute, the default)");
 	}
-	/* vocabulary: --vocab-size padded as _vocab_size_with_padding does, to a
-	 * multiple of --make-vocab-size-divisible-by (128) x tp; NullTokenizer
-	 * adds its end-of-document token first */
+	/* vocabulary: --vocab-size padded as vocab_size_with_padding does
+	 * (megatron/core/tokenizers/utils/build_tokenizer.py:133-146 at
+	 * d98e8a64), to a multiple of --make-vocab-size-divisible-by (128) x
+	 * tp, from the tokenizer's vocab_size (:149-152). pretrain_gpt.py
+	 * builds its tokenizer there (megatron/training/global_vars.py:17,
+	 * 220-224; the legacy megatron/training/tokenizer is gone): its
+	 * NullTokenizer counts --vocab-size as given, its end-of-document id
+	 * the last of them (core/tokenizers/text/libraries/null_tokenizer.py:
+	 * 18-19, 60-62; the +1 went in c9dfe34798), where NullMultimodal-
+	 * Tokenizer still adds one (core/tokenizers/vision/libraries/
+	 * null_multimodal_tokenizer.py:9-10, 65) */
 	if (G(A_VOCAB_DIV))
 		number(m, A_VOCAB_DIV, 0, &div);
 	if (G(A_TP) && number(m, A_TP, 0, &tp) != 0)
@@ -850,9 +978,9 @@ static void map_model(struct mctx *m)
 		if (G(A_TOKENIZER) && m->g[A_TOKENIZER].differs)
 			warn(m, m->g[A_TOKENIZER].other_line,
 			     "'--tokenizer-type': '%s' here and '%s' on line %u; distcalc evaluates no shell conditions and "
-			     "counts '--vocab-size' without NullTokenizer's end-of-document token",
+			     "counts '--vocab-size' without NullMultimodalTokenizer's end-of-document token",
 			     m->g[A_TOKENIZER].other, V(A_TOKENIZER), L(A_TOKENIZER));
-		else if (G(A_TOKENIZER) && strcmp(V(A_TOKENIZER), "NullTokenizer") == 0)
+		else if (G(A_TOKENIZER) && strcmp(V(A_TOKENIZER), "NullMultimodalTokenizer") == 0)
 			v += 1;
 		padded = (v + mult - 1) / mult * mult;
 		dc_import_set_u64(m->imp, "model.vocab_size", padded,
@@ -945,15 +1073,48 @@ static void map_parallel(struct mctx *m)
 		else
 			err(m, L(A_CP_COMM), "'--cp-comm-type': '%s' is not mapped (p2p, allgather, a2a)", t);
 	}
-	if (G(A_VPP))
+	/* the virtual pipeline (megatron/training/arguments.py:927-980 at
+	 * d98e8a64): --num-virtual-stages-per-pipeline-rank (:3116) is the
+	 * chunks a rank; --num-layers-per-virtual-pipeline-stage n (:3114)
+	 * derives them as (L + 1 per --account-for-embedding/loss-in-
+	 * pipeline-split) / pp / n (:957-975), and is refused beside
+	 * --decoder-first/last-pipeline-num-layers (:954-956); at most one of
+	 * the two (:928-939). The parser has no --virtual-pipeline-model-
+	 * parallel-size (argparse with allow_abbrev=False, :119-132, rejects
+	 * it): refused, naming the argument that replaced it. */
+	if (G(A_VPP_OLD))
+		err(m, L(A_VPP_OLD),
+		    "'--virtual-pipeline-model-parallel-size': not an argument of Megatron-LM d98e8a64, whose parser "
+		    "(megatron/training/arguments.py:119-132, allow_abbrev=False) rejects it; give "
+		    "--num-virtual-stages-per-pipeline-rank %s (arguments.py:3116), the model chunks a rank",
+		    V(A_VPP_OLD));
+	if (G(A_VPP) && G(A_VPP_LAYERS))
+		err(m, L(A_VPP_LAYERS),
+		    "'--num-layers-per-virtual-pipeline-stage': with --num-virtual-stages-per-pipeline-rank on line %u: "
+		    "Megatron-LM allows no more than one of them (megatron/training/arguments.py:928-939 at d98e8a64)",
+		    L(A_VPP));
+	else if (G(A_VPP))
 		count(m, A_VPP, "parallel.virtual_pipeline");
-	if (G(A_VPP_LAYERS) && number(m, A_VPP_LAYERS, 0, &n) == 0) {
-		if (!G(A_NUM_LAYERS) || number(m, A_NUM_LAYERS, 0, &layers) != 0 || layers % (pp * n) != 0)
+	else if (G(A_VPP_LAYERS) && (G(A_FIRST) || G(A_LAST)))
+		err(m, L(A_VPP_LAYERS),
+		    "'--num-layers-per-virtual-pipeline-stage': with '%s' on line %u: Megatron-LM asserts \"please use "
+		    "--num-virtual-stages-per-pipeline-rank to specify virtual pipeline parallel degree when enable "
+		    "uneven pipeline parallelism\" (megatron/training/arguments.py:954-956 at d98e8a64); give that "
+		    "instead",
+		    G(A_FIRST) ? args[A_FIRST].name : args[A_LAST].name, G(A_FIRST) ? L(A_FIRST) : L(A_LAST));
+	else if (G(A_VPP_LAYERS) && number(m, A_VPP_LAYERS, 0, &n) == 0) {
+		unsigned long long extra = (G(A_ACC_EMB) ? 1ull : 0ull) + (G(A_ACC_LOSS) ? 1ull : 0ull);
+		if (!G(A_NUM_LAYERS) || number(m, A_NUM_LAYERS, 0, &layers) != 0)
+			err(m, L(A_VPP_LAYERS), "'--num-layers-per-virtual-pipeline-stage': needs --num-layers");
+		else if ((layers + extra) % pp != 0 || (layers + extra) / pp % n != 0)
 			err(m, L(A_VPP_LAYERS),
-			    "'--num-layers-per-virtual-pipeline-stage': %llu must divide --num-layers / "
-			    "--pipeline-model-parallel-size", n);
+			    "'--num-layers-per-virtual-pipeline-stage': %llu must divide (--num-layers %llu%s) / "
+			    "--pipeline-model-parallel-size %llu, a whole number, as Megatron-LM asserts "
+			    "(megatron/training/arguments.py:968-973 at d98e8a64)",
+			    n, layers, extra == 2 ? " + 1 + 1, the embedding and the loss" : extra ? " + 1, the embedding or the loss" : "",
+			    pp);
 		else
-			set_u64(m, "parallel.virtual_pipeline", layers / (pp * n), A_VPP_LAYERS);
+			set_u64(m, "parallel.virtual_pipeline", (layers + extra) / pp / n, A_VPP_LAYERS);
 	}
 	count(m, A_FIRST, "parallel.first_stage_layers");
 	count(m, A_LAST, "parallel.last_stage_layers");
@@ -1308,7 +1469,7 @@ int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_
 		char argname[96], value[MAX_VALUE];
 		const char *raw = NULL;
 		int a;
-		size_t nl, cond_i = SIZE_MAX;
+		size_t nl, cond_i = SIZE_MAX, prefix_i = SIZE_MAX;
 		/* an assignment's value starting with "--" (OPTS="--a --b",
 		 * ARG="--tensor-model-parallel-size 8": the first word glued to
 		 * the name, the rest pieces of their own) is an argument too,
@@ -1323,7 +1484,16 @@ int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_
 		 * program of its own, which fails, and the launch above ran
 		 * without these arguments */
 		if (ws.w[cmd].cut && strncmp(ws.w[cmd].text, "--", 2) == 0) {
-			if (i == cmd) {
+			if (i == cmd && ws.w[cmd].cut_bs) {
+				char at[600];
+				dc_diag_warn(diag,
+					     "%s: '%.80s': the '\\' at the end of line %u has blanks after it, so it escapes a "
+					     "space instead of continuing the command: a shell ends the command there and runs "
+					     "this line as a command of its own, which fails, and the launch runs without its "
+					     "arguments: not taken (delete the blanks after the '\\' to pass them)",
+					     dc_import_where(at, sizeof(at), name, ws.w[i].line), ws.w[i].text,
+					     ws.w[cmd].cut);
+			} else if (i == cmd) {
 				char at[600];
 				dc_diag_warn(diag,
 					     "%s: '%.80s': the comment on line %u ended the command continued with '\\' "
@@ -1402,7 +1572,7 @@ int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_
 				char one[MAX_VALUE];
 				size_t n;
 				raw = ws.w[++i].text;
-				if (resolve(&ws, i, raw, one, 0, &budget, 1, &cond_i) != 0) {
+				if (resolve(&ws, i, raw, one, 0, &budget, 1, &cond_i, &prefix_i) != 0) {
 					err(m, ws.w[i].line, "'%s': cannot tell the value of '%.64s' without running the script%s; "
 							     "write the value itself",
 					    argname, raw, budget ? "" : " (too many variables to follow)");
@@ -1431,7 +1601,7 @@ int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_
 				err(m, ws.w[i].line, "'%s': needs a value", argname);
 				continue;
 			}
-			if (resolve(&ws, i, raw, value, 0, &budget, args[a].value == 2, &cond_i) != 0) {
+			if (resolve(&ws, i, raw, value, 0, &budget, args[a].value == 2, &cond_i, &prefix_i) != 0) {
 				/* a '$' the separators cut off: $(...) or $((...)) */
 				err(m, ws.w[i].line, "'%s': cannot tell the value of '%.64s'%s without running the script%s; "
 						     "write the value itself",
@@ -1459,6 +1629,14 @@ int dc_import_megatron(const char *buf, size_t len, const char *name, struct dc_
 				     argname, nx->text);
 			value[0] = '\0';
 		}
+		if (prefix_i != SIZE_MAX)
+			/* TP=2 torchrun ... ${TP:-8}: bash expands first */
+			warn(m, ws.w[i].line,
+			     "'%s': its value '%s' is not %.64s of line %u: that assignment prefixes a command, which bash "
+			     "runs after expanding the command's words and gives the variable in its environment alone "
+			     "(bash -c 'TP=2 echo ${TP:-8}' prints 8); assign it on a line of its own (or export it) to "
+			     "pass it",
+			     argname, value, ws.w[prefix_i].text, ws.w[prefix_i].line);
 		if (cond_i != SIZE_MAX)
 			/* a variable set in a branch: the last assignment written
 			 * above is taken, whichever branch the shell runs */

@@ -405,7 +405,9 @@ struct tctx {
 	struct toml *t;
 	struct dc_import *imp;
 	int errors;
-	const struct entry *mx; /* [model] converters when it is ["mx"] */
+	const struct entry *mx; /* [model] converters when it holds "mx" or "quantize.linear.mx" */
+	int mx_newer;           /* ... the latter */
+	const struct entry *gmm_float8; /* [model] converters when it holds "quantize.grouped_mm.float8" */
 	long long layers;       /* the model's layers when [model] names a flavor distcalc knows; 0 else */
 	/* the settings the mapping asked for (static strings), for a near
 	 * name to an unknown one */
@@ -588,13 +590,19 @@ static int filters_output(const struct entry *ff)
  * never Transformer Engine's "delayed". Every nn.Linear is converted unless
  * an item of [float8] filter_fqns (default []) is a substring of its name
  * (_module_filter_fn), so the LM head, "output", runs in FP8 unless one
- * is. */
-static void map_float8(struct tctx *c, const struct entry *conv)
+ * is. From torchtitan 8a2686c4a the converter is "quantize.linear.float8"
+ * and reads the same keys from [quantize.linear.float8] (238fa9953
+ * torchtitan/config/job_config.py:731-752, components/quantization/
+ * float8.py:28-102), with emulate beside them: `tbl` is the table and
+ * `what` the converter's name, for messages. */
+static void map_float8(struct tctx *c, const struct entry *conv, const char *tbl, const char *what)
 {
-	struct entry *rn = get(c, "float8", "recipe_name"), *ff = get(c, "float8", "filter_fqns");
+	struct entry *rn = get(c, tbl, "recipe_name"), *ff = get(c, tbl, "filter_fqns");
+	char from[160];
 	int head = 1;
+	snprintf(from, sizeof(from), "[model] converters %s (tensorwise, torchao's default)", what);
 	if (!rn)
-		sets(c, "precision.fp8_recipe", "current", conv, "[model] converters float8 (torchao's tensorwise default)");
+		sets(c, "precision.fp8_recipe", "current", conv, from);
 	else if (rn->type != T_STRING)
 		merr(c, rn, "expected \"tensorwise\", \"rowwise\" or \"rowwise_with_gw_hp\"");
 	else if (strcmp(rn->text, "tensorwise") == 0)
@@ -609,15 +617,46 @@ static void map_float8(struct tctx *c, const struct entry *conv)
 		merr(c, rn, "\"%.40s\" is not a torchao float8 recipe torchtitan takes (tensorwise, rowwise, "
 			    "rowwise_with_gw_hp)",
 		     rn->text);
+	if (strcmp(tbl, "float8") != 0) {
+		/* [quantize.linear.float8] (238fa9953 components/quantization/
+		 * float8.py:65-100): a recipe_name beside the FP8 all-gather
+		 * trips torchtitan's assert (:66-69); emulate is read only
+		 * without a recipe_name (:91-94), where it multiplies in high
+		 * precision */
+		struct entry *ag = get(c, tbl, "enable_fsdp_float8_all_gather"), *em = get(c, tbl, "emulate");
+		int on = 0;
+		get(c, tbl, "precompute_float8_dynamic_scale_for_fsdp");
+		if (boolean(c, ag, &on) == 0 && on) {
+			if (rn)
+				merr(c, ag, "true with recipe_name (line %u): torchtitan asserts they are not used together "
+					    "(components/quantization/float8.py:66-69 at 238fa9953)",
+				     rn->line);
+			else
+				mwarn(c, ag, "not modelled: distcalc gathers the parameters at precision.working_bytes");
+		}
+		on = 0;
+		if (boolean(c, em, &on) == 0 && on) {
+			if (rn)
+				mwarn(c, em, "changes nothing with recipe_name (line %u): torchtitan builds the recipe's "
+					     "config without it (components/quantization/float8.py:71-73 at 238fa9953)",
+				      rn->line);
+			else
+				merr(c, em, "true emulates the FP8 GEMMs in high precision (components/quantization/"
+					    "float8.py:91-94 at 238fa9953), which distcalc does not price; remove it, or "
+					    "the converter to price BF16");
+		}
+	}
 	if (ff && ff->type != T_ARRAY) {
 		merr(c, ff, "expected an array of module names");
 		return;
 	}
 	if (ff)
 		head = !filters_output(ff);
-	if (head)
-		setj(c, "precision.fp8_lm_head", "true", ff ? ff : NULL,
-		     ff ? NULL : "[model] converters float8 (no [float8] filter_fqns: the LM head 'output' is converted)");
+	if (head) {
+		/* the note's source is kept to 95 bytes (struct dc_import_key) */
+		snprintf(from, sizeof(from), "[model] converters %s (no filter_fqns: head converted)", what);
+		setj(c, "precision.fp8_lm_head", "true", ff ? ff : NULL, ff ? NULL : from);
+	}
 }
 
 /* The MX converter, converters = ["mx"] with its [mx] table (torchtitan
@@ -635,14 +674,20 @@ static void map_float8(struct tctx *c, const struct entry *conv)
  * "mxfp8"; mxfp8_emulated dequantizes and multiplies in high precision,
  * mxfp4_* casts to FP4: neither is priced. The converter asserts sm100
  * (mx.py:49-52; still at b5bcd76c, quantization/mx.py:70-71), which the
- * loader's refusal of mxfp8 off Blackwell matches. */
-static void map_mx(struct tctx *c, const struct entry *conv)
+ * loader's refusal of mxfp8 off Blackwell matches. From torchtitan
+ * 8a2686c4a the converter is "quantize.linear.mx" with the same keys in
+ * [quantize.linear.mx] (238fa9953 torchtitan/config/job_config.py:766-
+ * 790, components/quantization/mx.py:27-68): `tbl` is the table and
+ * `what` the converter's name. */
+static void map_mx(struct tctx *c, const struct entry *conv, const char *tbl, const char *what)
 {
-	struct entry *rn = get(c, "mx", "recipe_name"), *ff = get(c, "mx", "filter_fqns");
+	struct entry *rn = get(c, tbl, "recipe_name"), *ff = get(c, tbl, "filter_fqns");
+	char from[160];
+	get(c, tbl, "mxfp8_dim1_cast_kernel_choice");
+	snprintf(from, sizeof(from), "[model] converters %s (no recipe_name: mxfp8_cublas)", what);
 	if (!rn || (rn->type == T_STRING && (strcmp(rn->text, "mxfp8") == 0 || strcmp(rn->text, "mxfp8_cublas") == 0 ||
 					     strcmp(rn->text, "mxfp8_cublas_rceil") == 0)))
-		sets(c, "precision.fp8_recipe", "mxfp8", rn ? rn : conv,
-		     rn ? NULL : "[model] converters mx (no [mx] recipe_name: mxfp8_cublas)");
+		sets(c, "precision.fp8_recipe", "mxfp8", rn ? rn : conv, rn ? NULL : from);
 	else if (rn->type != T_STRING)
 		merr(c, rn, "expected \"mxfp8_cublas\", \"mxfp8_cublas_rceil\" or \"mxfp8\"");
 	else if (strcmp(rn->text, "mxfp8_emulated") == 0)
@@ -665,19 +710,220 @@ static void map_mx(struct tctx *c, const struct entry *conv)
 	else if (ff && !filters_output(ff))
 		setj(c, "precision.fp8_lm_head", "true", ff, NULL);
 	c->mx = conv;
+	c->mx_newer = strcmp(tbl, "mx") != 0;
 }
 
 /* torchtitan f3e2a75e to 2b976ee8 asserts "TP not yet supported with
  * torch.compile for mxfp8" (components/quantization/mx.py:54-61 at
- * 08b8b244f); the converter before f3e2a75e runs it: a warning */
-static void check_mx_tp(struct tctx *c)
+ * 08b8b244f); the converter before f3e2a75e runs it: a warning. The
+ * converter "quantize.linear.mx" exists only from 8a2686c4a, inside that
+ * span (mx.py:50-52 at 238fa9953): an error. The grouped-GEMM float8
+ * converter asserts pp 1 and cp 1 (components/quantization/float8.py:
+ * 193-198 at 238fa9953): an error too. */
+static void check_converters(struct tctx *c)
 {
 	const char *tp = dc_import_get(c->imp, "parallel.tp"), *comp = dc_import_get(c->imp, "training.compile");
-	if (c->mx && tp && strcmp(tp, "1") != 0 && comp && strcmp(comp, "true") == 0)
+	const char *pp = dc_import_get(c->imp, "parallel.pp"), *cp = dc_import_get(c->imp, "parallel.cp");
+	if (c->gmm_float8 && ((pp && strcmp(pp, "1") != 0) || (cp && strcmp(cp, "1") != 0)))
+		merr(c, c->gmm_float8, "quantize.grouped_mm.float8 with pipeline_parallel_degree %s and "
+				       "context_parallel_degree %s: torchtitan asserts both are 1 (\"Float8 MoE training "
+				       "prototype does not yet support pipeline parallelism\", components/quantization/"
+				       "float8.py:193-198 at 238fa9953)",
+		     pp ? pp : "1", cp ? cp : "1");
+	if (c->mx && c->mx_newer && tp && strcmp(tp, "1") != 0 && comp && strcmp(comp, "true") == 0)
+		merr(c, c->mx, "quantize.linear.mx with tensor_parallel_degree %s and the model compiled: torchtitan "
+			       "asserts \"TP not yet supported with torch.compile for mxfp8\" (components/quantization/"
+			       "mx.py:50-52 at 238fa9953); compile the loss only, or give tensor_parallel_degree 1",
+		     tp);
+	else if (c->mx && tp && strcmp(tp, "1") != 0 && comp && strcmp(comp, "true") == 0)
 		mwarn(c, c->mx, "with tensor_parallel_degree %s and the model compiled: torchtitan from f3e2a75e to 2b976ee8 "
 				"refuses it (\"TP not yet supported with torch.compile for mxfp8\", components/quantization/"
 				"mx.py:54-61 at 08b8b244f); priced as given",
 		      tp);
+}
+
+/* Whether the file has a table `tbl` (a key in it, or its header alone). */
+static const struct entry *has_table(const struct tctx *c, const char *tbl, unsigned *line)
+{
+	for (size_t i = 0; i < c->t->n; i++)
+		if (strcmp(c->t->e[i].table, tbl) == 0) {
+			*line = c->t->e[i].line;
+			return &c->t->e[i];
+		}
+	return NULL;
+}
+
+/* A grouped-GEMM converter's fqns (list[str] | str, default []: 238fa9953
+ * job_config.py:757, 802): the MoE modules it converts, matched by
+ * substring (float8.py:221-225, mx.py:151-155). Empty converts nothing. */
+static int gmm_converts(struct tctx *c, const char *tbl, const struct entry *conv)
+{
+	struct entry *f = get(c, tbl, "fqns");
+	if (f && f->type != T_ARRAY && f->type != T_STRING) {
+		merr(c, f, "expected an array of module names");
+		return 0;
+	}
+	if (!f || (f->type == T_ARRAY && f->i == 0) || (f->type == T_STRING && !f->text[0])) {
+		mwarn(c, f ? f : conv, "[%s] fqns is empty%s: the converter converts no module (torchtitan matches "
+				       "the MoE modules it names, components/quantization/float8.py:221-225 at 238fa9953); "
+				       "priced as without it",
+		      tbl, f ? "" : " (its default)");
+		return 0;
+	}
+	return 1;
+}
+
+/* [model] converters (torchtitan/protocols/model_converter.py: each name
+ * a registered converter, applied in turn). Names: "float8" and "mx" with
+ * their [float8] and [mx] tables (torchtitan before 5b5d4685); from
+ * 8a2686c4a to the last TOML-era main, 238fa9953,
+ * "quantize.linear.float8", "quantize.linear.mx" (nn.Linear) and
+ * "quantize.grouped_mm.float8", "quantize.grouped_mm.mx" (the MoE
+ * experts' grouped GEMMs), each with its [quantize.*] table (job_config.py:
+ * 731-835, registered at components/quantization/float8.py:238-239 and
+ * mx.py:171-172). torchtitan refuses float8 and mx together (quantization/
+ * __init__.py:36-56). distcalc's precision.compute "fp8" prices every
+ * linear layer, the experts' too, in FP8: the linear converter maps onto
+ * it; a grouped-GEMM converter beside it converts the experts the same
+ * way; one alone (experts FP8, the rest BF16) is not a distcalc precision
+ * and is priced BF16 with a warning. The 5b5d4685 names (quantize.dense.*,
+ * quantize.moe.*) lived four days: refused, naming the later ones. */
+static void map_converters(struct tctx *c, struct entry *e)
+{
+	int lin_f8 = 0, lin_mx = 0, gmm_f8 = 0, gmm_mx = 0, older = 0, newer = 0, bad = 0;
+	const char *p = e->text;
+	long long k, named = 0;
+	unsigned line;
+	if (e->type != T_ARRAY) {
+		merr(c, e, "expected an array of names");
+		return;
+	}
+	for (k = 0; k < e->i && *p; k++) {
+		size_t n = strcspn(p, "\n");
+		int *on = NULL;
+		named++;
+#define IS(lit) (n == sizeof(lit) - 1 && strncmp(p, lit, n) == 0)
+		if (IS("float8"))
+			on = &lin_f8, older = 1;
+		else if (IS("mx"))
+			on = &lin_mx, older = 1;
+		else if (IS("quantize.linear.float8"))
+			on = &lin_f8, newer = 1;
+		else if (IS("quantize.linear.mx"))
+			on = &lin_mx, newer = 1;
+		else if (IS("quantize.grouped_mm.float8"))
+			on = &gmm_f8, newer = 1;
+		else if (IS("quantize.grouped_mm.mx"))
+			on = &gmm_mx, newer = 1;
+		else if (n > 15 && (strncmp(p, "quantize.dense.", 15) == 0 || strncmp(p, "quantize.moe.", 13) == 0)) {
+			merr(c, e, "\"%.*s\" is torchtitan 5b5d4685's name, which 8a2686c4a renamed (quantize.dense.* to "
+				   "quantize.linear.*, quantize.moe.* to quantize.grouped_mm.*, and their tables with them): "
+				   "give the later name and table",
+			     (int)(n > 64 ? 64 : n), p);
+			bad = 1;
+		} else {
+			merr(c, e, "\"%.*s\" is not a converter distcalc maps (float8, mx; quantize.linear.float8, "
+				   "quantize.linear.mx, quantize.grouped_mm.float8, quantize.grouped_mm.mx)",
+			     (int)(n > 64 ? 64 : n), p);
+			bad = 1;
+		}
+#undef IS
+		if (on && *on) {
+			merr(c, e, "\"%.*s\" given twice", (int)(n > 64 ? 64 : n), p);
+			bad = 1;
+		}
+		if (on)
+			*on = 1;
+		p += n + (p[n] != '\0');
+	}
+	if (named != e->i) {
+		merr(c, e, "expected an array of names (strings)");
+		return;
+	}
+	if (bad)
+		return;
+	if (older && newer) {
+		merr(c, e, "mixes the converter names before torchtitan 8a2686c4a (float8, mx) with the later quantize.* "
+			   "ones: no torchtitan registers both");
+		return;
+	}
+	if (older && lin_f8 && lin_mx) {
+		merr(c, e, "only [\"float8\"] or [\"mx\"] is mapped (FP8 matmuls)");
+		return;
+	}
+	if ((lin_f8 || gmm_f8) && (lin_mx || gmm_mx)) {
+		merr(c, e, "combines float8 and mx converters, which torchtitan refuses (\"Cannot combine model converters "
+			   "with different quantization types\", components/quantization/__init__.py:51-56 at 238fa9953)");
+		return;
+	}
+	/* a converter's table under the other era's name: torchtitan reads
+	 * the keys from its own converter's table alone, and 238fa9953
+	 * registers no "float8" or "mx" (a KeyError in model_converter.py:62) */
+	{
+		static const char *const pair[][3] = {
+			{"float8", "quantize.linear.float8", "float8.py:238"},
+			{"mx", "quantize.linear.mx", "mx.py:171"},
+		};
+		for (size_t i = 0; i < 2; i++) {
+			int on = i == 0 ? lin_f8 : lin_mx;
+			const char *other = older ? pair[i][1] : pair[i][0];
+			if (on && has_table(c, other, &line)) {
+				if (older)
+					merr(c, e, "\"%s\" reads its settings from [%s], but this file gives them in [%s] "
+						   "(line %u), which torchtitan from 8a2686c4a reads for the converter \"%s\" "
+						   "and registers no \"%s\" (components/quantization/%s at 238fa9953): give "
+						   "converters = [\"%s\"]",
+					     pair[i][0], pair[i][0], pair[i][1], line, pair[i][1], pair[i][0], pair[i][2],
+					     pair[i][1]);
+				else
+					merr(c, e, "\"%s\" reads its settings from [%s], but this file gives them in [%s] "
+						   "(line %u), the table of torchtitan's converter \"%s\" before 8a2686c4a: "
+						   "move them to [%s]",
+					     pair[i][1], pair[i][1], pair[i][0], line, pair[i][0], pair[i][1]);
+				return;
+			}
+		}
+	}
+	if (gmm_f8)
+		c->gmm_float8 = e; /* its pp and cp asserts run whatever it converts */
+	if (gmm_f8 && !gmm_converts(c, "quantize.grouped_mm.float8", e))
+		gmm_f8 = 0;
+	if (gmm_mx) {
+		struct entry *rn = get(c, "quantize.grouped_mm.mx", "recipe_name");
+		const char *r = rn ? str(c, rn) : "mxfp8";
+		if (r && strcmp(r, "mxfp8") != 0) {
+			merr(c, rn, "expected \"mxfp8\", the one recipe torchtitan takes here (torchtitan/config/"
+				    "job_config.py:795 at 238fa9953)");
+			return;
+		}
+		if (!gmm_converts(c, "quantize.grouped_mm.mx", e))
+			gmm_mx = 0;
+	}
+	if ((gmm_f8 || gmm_mx) && !lin_f8 && !lin_mx) {
+		mwarn(c, e, "%s alone converts the MoE experts' grouped GEMMs to FP8 and leaves the other linear layers in "
+			    "BF16, which is not a distcalc precision (precision.compute prices every linear layer at one "
+			    "format): priced in BF16, so the step comes out long; --set precision.compute=fp8 prices all in "
+			    "FP8",
+		      gmm_f8 ? "quantize.grouped_mm.float8" : "quantize.grouped_mm.mx");
+		return;
+	}
+	if (lin_f8) {
+		sets(c, "precision.compute", "fp8", e, NULL);
+		map_float8(c, e, older ? "float8" : "quantize.linear.float8", older ? "float8" : "quantize.linear.float8");
+		if (gmm_f8) {
+			/* the experts' grouped GEMMs run torchao's dynamic rowwise
+			 * scaling (float8.py:205-231 at 238fa9953) */
+			const char *r = dc_import_get(c->imp, "precision.fp8_recipe");
+			if (r && strcmp(r, "\"rowwise\"") != 0)
+				mwarn(c, e, "quantize.grouped_mm.float8 scales the experts' grouped GEMMs row-wise "
+					    "(components/quantization/float8.py:205-231 at 238fa9953), but distcalc prices "
+					    "every linear layer at the linear converter's recipe, %s",
+				      r);
+		}
+	} else if (lin_mx) {
+		sets(c, "precision.compute", "fp8", e, NULL);
+		map_mx(c, e, older ? "mx" : "quantize.linear.mx", older ? "mx" : "quantize.linear.mx");
+	}
 }
 
 static void map_model(struct tctx *c)
@@ -713,18 +959,8 @@ static void map_model(struct tctx *c)
 		else if (strcmp(e->text, "rmsnorm") != 0)
 			merr(c, e, "\"%s\" is not mapped (rmsnorm, layernorm)", e->text);
 	}
-	if ((e = get(c, "model", "converters")) != NULL) {
-		if (e->type != T_ARRAY)
-			merr(c, e, "expected an array of names");
-		else if (e->i == 1 && strcmp(e->text, "float8") == 0) {
-			sets(c, "precision.compute", "fp8", e, NULL);
-			map_float8(c, e);
-		} else if (e->i == 1 && strcmp(e->text, "mx") == 0) {
-			sets(c, "precision.compute", "fp8", e, NULL);
-			map_mx(c, e);
-		} else if (e->i > 0)
-			merr(c, e, "only [\"float8\"] or [\"mx\"] is mapped (FP8 matmuls)");
-	}
+	if ((e = get(c, "model", "converters")) != NULL)
+		map_converters(c, e);
 	/* where the tokenizer and a Hugging Face checkpoint are read from:
 	 * tokenizer_path, and hf_assets_path, its replacement from fd5a87fa
 	 * (torchtitan/config/job_config.py:81-89 at 08b8b244f; at b5bcd76c
@@ -1161,7 +1397,17 @@ static const char *const ignored_keys[] = {
 	 * prices the bytes a cast moves, not which kernel moves them); the MoE
 	 * experts it converts (distcalc prices the experts in FP8 with the
 	 * other linears); recipe_name and filter_fqns without the converter */
-	"mx.mxfp8_dim1_cast_kernel_choice", "mx.moe_fqns_prototype", "mx.recipe_name", "mx.filter_fqns", NULL,
+	"mx.mxfp8_dim1_cast_kernel_choice", "mx.moe_fqns_prototype", "mx.recipe_name", "mx.filter_fqns",
+	/* the [quantize.*] tables of torchtitan 8a2686c4a to 238fa9953
+	 * (job_config.py:731-835 at 238fa9953) without their converter in
+	 * [model] converters: torchtitan reads them only for it (every
+	 * shipped TOML of that span has them, the converter commented out) */
+	"quantize.linear.float8.enable_fsdp_float8_all_gather",
+	"quantize.linear.float8.precompute_float8_dynamic_scale_for_fsdp", "quantize.linear.float8.recipe_name",
+	"quantize.linear.float8.filter_fqns", "quantize.linear.float8.emulate",
+	"quantize.linear.mx.mxfp8_dim1_cast_kernel_choice", "quantize.linear.mx.recipe_name",
+	"quantize.linear.mx.filter_fqns", "quantize.grouped_mm.float8.fqns", "quantize.grouped_mm.mx.recipe_name",
+	"quantize.grouped_mm.mx.fqns", NULL,
 };
 
 int dc_import_torchtitan(const char *buf, size_t len, const char *name, struct dc_import *imp, struct dc_diag *diag)
@@ -1186,11 +1432,13 @@ int dc_import_torchtitan(const char *buf, size_t len, const char *name, struct d
 	c.imp = imp;
 	c.errors = 0;
 	c.mx = NULL;
+	c.mx_newer = 0;
+	c.gmm_float8 = NULL;
 	c.layers = 0;
 	c.nasked = 0;
 	map_model(&c);
 	pp = map_parallel(&c);
-	check_mx_tp(&c);
+	check_converters(&c);
 	map_training(&c, pp);
 	map_ac(&c);
 	/* whose overlap rules (docs/step-model.md, "Framework rules"); --set
