@@ -1065,10 +1065,9 @@ static void gen(struct dc_rng *r, char *buf, size_t len)
 			n += (size_t)snprintf(extra + n, sizeof(extra) - n, "], ");
 		} else if (mode == 1) {
 			int f = (int)dc_rng_range(r, 0, 1), l = !f || dc_rng_range(r, 0, 1);
-			uint64_t fl = dc_rng_range(r, 0, 5), ll = dc_rng_range(r, 0, 5), mid = dc_rng_range(r, 1, 4);
+			/* at least 1 each, as Megatron-Core and the loader require */
+			uint64_t fl = dc_rng_range(r, 1, 5), ll = dc_rng_range(r, 1, 5), mid = dc_rng_range(r, 1, 4);
 			uint64_t others = pp - (uint64_t)f - (uint64_t)l;
-			if (others == 0 && fl + ll == 0)
-				fl = 1;
 			layers = (f ? fl : 0) + (l ? ll : 0) + mid * others;
 			if (f)
 				n += (size_t)snprintf(extra + n, sizeof(extra) - n, "\"first_stage_layers\": %llu, ",
