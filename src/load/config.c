@@ -708,13 +708,28 @@ static void auto_layout(struct loader *l)
 		return;
 	p->tp = tp;
 	p->dp = world / (tp * rest);
-	dc_cfg_warnf(l, KEY_PARALLEL_TP,
-		     "'parallel.tp': the built-in layout's tp %llu does not split the model's heads evenly (%llu query, "
-		     "%llu key/value%s); using tp %llu and dp %llu (choose with --set parallel.tp=N --set parallel.dp=M)",
-		     (unsigned long long)old, (unsigned long long)m->num_attention_heads,
-		     (unsigned long long)(m->num_kv_heads ? m->num_kv_heads : m->num_attention_heads),
-		     m->linear_num_key_heads ? ", and the linear attention's key heads" : "", (unsigned long long)tp,
-		     (unsigned long long)p->dp);
+	{
+		/* the global batch follows dp where the file gives none (micro
+		 * x accumulation x dp): said, since it changes the step's work
+		 * (a student trial read tp 4 -> 1 and missed 16 -> 64 sequences) */
+		const struct dc_training *t = &l->cfg->training;
+		uint64_t old_dp = old * rest != 0 && world % (old * rest) == 0 ? world / (old * rest) : 0, per = 0;
+		char batch[200] = "";
+		if (!t->global_batch_size && old_dp && old_dp != p->dp &&
+		    !dc_mul_u64(t->micro_batch_size, t->grad_accum_steps, &per) && per && per <= UINT64_MAX / world)
+			snprintf(batch, sizeof(batch),
+				 "; the global batch follows dp, %llu sequences a step where the built-in layout ran %llu "
+				 "(keep it with --set training.global_batch_size=%llu --unset training.grad_accum_steps)",
+				 (unsigned long long)(per * p->dp), (unsigned long long)(per * old_dp),
+				 (unsigned long long)(per * old_dp));
+		dc_cfg_warnf(l, KEY_PARALLEL_TP,
+			     "'parallel.tp': the built-in layout's tp %llu does not split the model's heads evenly (%llu query, "
+			     "%llu key/value%s); using tp %llu and dp %llu (choose with --set parallel.tp=N --set parallel.dp=M)%s",
+			     (unsigned long long)old, (unsigned long long)m->num_attention_heads,
+			     (unsigned long long)(m->num_kv_heads ? m->num_kv_heads : m->num_attention_heads),
+			     m->linear_num_key_heads ? ", and the linear attention's key heads" : "", (unsigned long long)tp,
+			     (unsigned long long)p->dp, batch);
+	}
 }
 
 /* dc_load_opts.auto_layout: the model's longest context in place of the

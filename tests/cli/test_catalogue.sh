@@ -84,6 +84,14 @@ cmp -s a2.json b2.json || fail "hf_config by name differs from the path"
 # tp 4 cannot be; tp 1 on the built-in 2 x 4 GPUs leaves dp 8
 "$bin" --model gemma-2b --format json --only model,memory --output g.json 2>err.txt || fail "gemma-2b alone: exit $?: $(cat err.txt)"
 grep -q "using tp 1 and dp 8 (choose with --set parallel.tp=N" err.txt || fail "no layout warning: $(cat err.txt)"
+# and says what dp does to the work: the built-in micro batch 1 x 8
+# accumulation steps a replica, 2 replicas (16 sequences) become 8 (64);
+# the command it gives keeps 16, with no such note
+grep -q "the global batch follows dp, 64 sequences a step where the built-in layout ran 16 (keep it with --set training.global_batch_size=16 --unset training.grad_accum_steps)" err.txt ||
+	fail "no batch note: $(cat err.txt)"
+"$bin" --model gemma-2b --set training.global_batch_size=16 --unset training.grad_accum_steps --only model >/dev/null 2>err.txt ||
+	fail "gemma-2b with the batch kept: exit $?: $(cat err.txt)"
+grep -q "global batch follows" err.txt && fail "batch note with the batch given: $(cat err.txt)"
 # Mixtral (32 query, 8 KV heads) keeps the built-in tp 4 without a word
 "$bin" --model mixtral-8x7b-v0.1 --only model >/dev/null 2>err.txt || fail "mixtral alone: exit $?"
 grep -q "using tp" err.txt && fail "mixtral's tp 4 was replaced: $(cat err.txt)"
