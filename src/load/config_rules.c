@@ -1642,6 +1642,28 @@ static int rule_recompute_layers(struct loader *l)
  * d98e8a64: a layer whose global index is below the first count, or at
  * or above num_layers less the last, runs outside the FP8 context), with
  * Megatron's own refusals (transformer_config.py:1527-1552) */
+/* A vocabulary tp does not split evenly: Megatron-Core's vocab-parallel
+ * embedding and head divide it exactly (tensor_parallel/utils.py:118,
+ * VocabUtility.vocab_range_from_global_vocab_size's divide(), which
+ * asserts; d98e8a64), after Megatron-LM pads it to a multiple of
+ * make-vocab-size-divisible-by x tp (128 x tp by default). distcalc
+ * prices the vocabulary as given, V / tp rows a rank on average: said,
+ * not refused (a Hugging Face vocabulary is often unpadded, and
+ * torchtitan's DTensor shards split it unevenly). Not under the layout
+ * search, which tries tp values the user did not choose. */
+static int rule_vocab_tp(struct loader *l)
+{
+	const struct dc_config *c = l->cfg;
+	uint64_t v = c->model.vocab_size, tp = c->parallel.tp, q = 128 * tp;
+	if (l->errors || tp < 2 || !v || v % tp == 0 || (l->opts && l->opts->search) || tp > UINT64_MAX / 128)
+		return 0;
+	dc_cfg_warnf(l, KEY_MODEL_VOCAB_SIZE,
+		     "'model.vocab_size': %llu does not split evenly over tp %llu; Megatron-LM pads it to a multiple of 128 x tp, %llu, before its vocab-parallel embedding and head divide it (tensor_parallel/utils.py:118 asserts), torchtitan's shards split it unevenly: priced as given, %llu / %llu rows a rank on average (give the padded size to price Megatron's)",
+		     (unsigned long long)v, (unsigned long long)tp, (unsigned long long)((v + q - 1) / q * q),
+		     (unsigned long long)v, (unsigned long long)tp);
+	return 0;
+}
+
 static int rule_bf16_layers(struct loader *l)
 {
 	const struct dc_config *c = l->cfg;
@@ -3279,6 +3301,9 @@ static const struct rule rules[] = {
 	       "model.num_layers", "parallel.pp", "parallel.virtual_pipeline", "parallel.pipeline_layers",
 	       "parallel.pipeline_schedule", "training.framework")},
 	 rule_bf16_layers},
+	{{"model.vocab_size that parallel.tp does not divide (tp > 1) is priced as given, V / tp rows a rank on average, with a warning naming the size Megatron-LM pads it to (a multiple of 128 x tp: its vocab-parallel embedding and head divide it exactly, megatron/core/tensor_parallel/utils.py:118 at d98e8a64); not under the layout search",
+	  KEYS("model.vocab_size", "parallel.tp")},
+	 rule_vocab_tp},
 };
 
 #define NRULES (sizeof(rules) / sizeof(rules[0]))

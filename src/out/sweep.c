@@ -1065,6 +1065,8 @@ static void point_warnings_say(const struct point_warnings *pw, const struct dc_
 {
 	for (size_t i = 0; i < pw->n; i++) {
 		const struct point_warning *w = &pw->w[i];
+		if (w->npoints == 0)
+			continue; /* its first point's entry never made (out of memory) */
 		if (w->npoints == 1) {
 			char where[POINT_WHERE_MAX];
 			point_where(sw, &sw->points[w->points[0]], where, sizeof(where));
