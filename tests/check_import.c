@@ -448,6 +448,61 @@ START_TEST(megatron_errors)
 }
 END_TEST
 
+/* --multi-latent-attention: MLA's shape is not mapped, so the model must
+ * come from --model, which main.c applies after the import; the importer
+ * leaves the refusal to main.c (model_unresolved: an error without
+ * --model), and MLA's own arguments (arguments.py:3546-3565 at d98e8a64,
+ * read by MLATransformerConfig alone) change nothing then. Before, it was
+ * refused even with --model, though the message asked for it. CLI cases
+ * import_megatron_mla_with_model and import_megatron_mla_no_model. */
+START_TEST(megatron_mla)
+{
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--num-layers 61 --hidden-size 7168 --position-embedding-type rope\n--multi-latent-attention --q-lora-rank 1536 "
+						   "--kv-lora-rank 512 --qk-head-dim 128 --qk-pos-emb-head-dim 64 --v-head-dim 128 "
+						   "--mscale 1.0 --mscale-all-dim 1.0\n"),
+			 0);
+	ck_assert_str_eq(imp.model_unresolved,
+			 "'--multi-latent-attention' (line 2): Megatron-LM's MLA shape is not mapped; give the model with "
+			 "--model (a catalogue name, or its Hugging Face config.json)");
+	ck_assert_uint_eq(diag.count, 1);
+	ck_assert_uint_eq(warnings_with("t:2: '--multi-latent-attention': its shape"), 1);
+	/* without it the file's model is its own */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--num-layers 61 --hidden-size 7168 --position-embedding-type rope\n"), 0);
+	ck_assert_str_eq(imp.model_unresolved, "");
+}
+END_TEST
+
+/* Real Megatron-LM d98e8a64 arguments that change nothing distcalc
+ * computes, refused as unknown before (a trial's upstream scripts): the
+ * log level, the memory-history snapshot, MoE's per-layer logging, two
+ * checkpoint-loading switches, the expert bias's update rate. --rope-type
+ * is read to refuse what Megatron-LM refuses: yarn without MLA
+ * (argument_utils.py:335-340), a name outside its choices. */
+START_TEST(megatron_left_out_arguments)
+{
+	static const char base[] = "--num-layers 2 --hidden-size 64 --num-attention-heads 4 --position-embedding-type rope\n";
+	char text[600];
+	snprintf(text, sizeof(text),
+		 "%s--logging-level 20 --record-memory-history --moe-per-layer-logging --dist-ckpt-strictness log_all\n"
+		 "--auto-detect-ckpt-format --moe-router-bias-update-rate 1e-3 --rope-type rope\n",
+		 base);
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, text), 0);
+	ck_assert_uint_eq(diag.count, 0);
+	snprintf(text, sizeof(text), "%s--rope-type yarn\n", base);
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, text), -1);
+	ck_assert_str_eq(diag.entries[0].text,
+			 "t:2: error: '--rope-type': 'yarn' without --multi-latent-attention, which Megatron-LM refuses "
+			 "(megatron/training/argument_utils.py:335-340 asserts \"Common attention only support "
+			 "rope_type=\"rope\"\"); give rope");
+	snprintf(text, sizeof(text), "%s--rope-type yarn --multi-latent-attention\n", base);
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, text), 0);
+	snprintf(text, sizeof(text), "%s--rope-type ntk\n", base);
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, text), -1);
+	ck_assert_str_eq(diag.entries[0].text, "t:2: error: '--rope-type': 'ntk' is none of Megatron-LM's choices, rope "
+					       "and yarn (arguments.py:2906-2909)");
+}
+END_TEST
+
 /* torchtitan: under pp the local batch splits into microbatches of
  * pipeline_parallel_microbatch_size (config_manager.py): batch 8 of
  * microbatch 2 is 4 microbatches; tp > 1 brings sequence parallelism, and
@@ -1268,8 +1323,13 @@ START_TEST(deepspeed_offload_and_precision_keys)
 		{"\"amp\": {\"enabled\": false}", NULL},
 		{"\"fp16\": {\"enabled\": true, \"loss_scale_window\": 500, \"fp16_master_weights_and_grads\": true}",
 		 "t:1: error: 'fp16_master_weights_and_grads': in fp16: 16-bit master"},
-		{"\"bf16\": {\"enabled\": true}, \"data_types\": {\"grad_accum_dtype\": \"bfloat16\"}", NULL},
-		{"\"bf16\": {\"enabled\": true}, \"data_types\": {\"grad_accum_dtype\": \"fp32\"}",
+		{"\"bf16\": {\"enabled\": true}, \"zero_optimization\": {\"stage\": 1}, \"data_types\": "
+		 "{\"grad_accum_dtype\": \"bfloat16\"}",
+		 NULL},
+		/* FP32 accumulation with bf16 at stage 2: DeepSpeed's ZeRO
+		 * optimizer, not BF16_Optimizer (deepspeed_bf16_optimizer) */
+		{"\"bf16\": {\"enabled\": true}, \"zero_optimization\": {\"stage\": 2}, \"data_types\": "
+		 "{\"grad_accum_dtype\": \"fp32\"}",
 		 "t:1: error: 'grad_accum_dtype': in data_types: gradients accumulated in fp32, not the model's bf16"},
 	};
 	for (size_t i = 0; i < sizeof(legacy) / sizeof(legacy[0]); i++) {
@@ -1294,6 +1354,82 @@ START_TEST(deepspeed_offload_and_precision_keys)
 			 "t:1: error: neither train_batch_size nor train_micro_batch_size_per_gpu: DeepSpeed asserts "
 			 "\"Either train_batch_size or train_micro_batch_size_per_gpu needs to be provided\" "
 			 "(deepspeed/runtime/config.py:984-985); give one");
+}
+END_TEST
+
+/* bf16 without ZeRO (and at stage 1 with FP32 accumulation, no offload):
+ * DeepSpeed's engine.py get_data_types() makes the accumulation FP32,
+ * _do_optimizer_sanity_check returns BFLOAT16 and _configure_bf16_optimizer
+ * builds BF16_Optimizer (runtime/bf16_optimizer.py): BF16 parameters, a
+ * whole FP32 gradient buffer, a 1/dp partition of the FP32 master with
+ * Adam's states on it. By hand, Llama-3-8B (8,030,261,248 parameters) at
+ * tp 1, dp 16 (two nodes of 8 H100):
+ *   parameters 2 x 8,030,261,248        = 16,060,522,496 B
+ *   gradients  4 x 8,030,261,248        = 32,121,044,992 B
+ *   master     4 x 8,030,261,248 / 16   =  2,007,565,312 B
+ *   Adam       8 x 8,030,261,248 / 16   =  4,015,130,624 B
+ *   model states                          54,204,263,424 B = 50.482 GiB
+ * (before: 16 x 8,030,261,248 = 128,484,179,968 B = 119.660 GiB, unsharded);
+ * tests/cli/cases/import_deepspeed_bf16_stage0 pins the report's ledger.
+ * bf16 with bf16 accumulation at stage 0 DeepSpeed refuses
+ * (NotImplementedError "Bfloat16 wrapper must use a gradient accumulation
+ * type of fp32"). */
+START_TEST(deepspeed_bf16_optimizer)
+{
+	static const struct {
+		const char *rest;
+		int bf16_opt; /* 1: zero1 with 4-byte gradients */
+		const char *sharding;
+	} cases[] = {
+		{"\"bf16\": {\"enabled\": true}, \"zero_optimization\": {\"stage\": 0}", 1, "\"zero1\""},
+		{"\"bf16\": {\"enabled\": true}", 1, "\"zero1\""},
+		{"\"bf16\": {}", 1, "\"zero1\""},
+		{"\"bf16\": {\"enabled\": true}, \"data_types\": {\"grad_accum_dtype\": \"torch.float32\"}", 1,
+		 "\"zero1\""},
+		{"\"bf16\": {\"enabled\": true}, \"zero_optimization\": {\"stage\": 1}, \"data_types\": "
+		 "{\"grad_accum_dtype\": \"fp32\"}",
+		 1, "\"zero1\""},
+		/* bf16 accumulation at stage 1: DeepSpeed's ZeRO-1 */
+		{"\"bf16\": {\"enabled\": true}, \"zero_optimization\": {\"stage\": 1}", 0, "\"zero1\""},
+		/* FP32: 4-byte gradients, no BF16_Optimizer */
+		{"\"bf16\": {\"enabled\": false}", 0, "\"none\""},
+		/* fp16 without ZeRO: FP16_Optimizer, the master unsharded */
+		{"\"fp16\": {\"enabled\": true}", 0, "\"none\""},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char json[300];
+		snprintf(json, sizeof(json), "{\"train_micro_batch_size_per_gpu\": 1, %s}", cases[i].rest);
+		ck_assert_msg(parse(DC_IMPORT_DEEPSPEED, json) == 0, "%s: %s", json, diag.count ? diag.entries[0].text : "");
+		ck_assert_str_eq(get("parallel.sharding"), cases[i].sharding);
+		ck_assert_str_eq(get("precision.grad_bytes"), cases[i].bf16_opt || strstr(json, "false") ? "4" : "(unset)");
+		ck_assert_uint_eq(warnings_with("DeepSpeed runs its BF16_Optimizer"), (size_t)cases[i].bf16_opt);
+	}
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1, \"bf16\": {\"enabled\": true}}"), 0);
+	ck_assert_str_eq(get("precision.preset"), "\"course\"");
+	ck_assert_uint_eq(warnings_with("Not priced: the BF16 .grad of every parameter"), 1);
+	/* offloaded at stage 1: DeepSpeed's ZeRO optimizer, refused as before */
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1, \"bf16\": {\"enabled\": true}, "
+						    "\"zero_optimization\": {\"stage\": 1, \"offload_optimizer\": {\"device\": "
+						    "\"cpu\"}}, \"data_types\": {\"grad_accum_dtype\": \"fp32\"}}"),
+			 -1);
+	ck_assert_uint_eq(diags_with("gradients accumulated in fp32, not the model's bf16"), 1);
+	/* bf16 accumulation without ZeRO: refused, as DeepSpeed does */
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1,\n\"bf16\": {\"enabled\": true},\n"
+						    "\"data_types\": {\"grad_accum_dtype\": \"bf16\"}}"),
+			 -1);
+	ck_assert_uint_eq(diag.count, 1);
+	ck_assert_msg(strncmp(diag.entries[0].text,
+			      "t:3: error: 'grad_accum_dtype': in data_types: bf16 gradient accumulation with bf16 at ZeRO "
+			      "stage 0, which DeepSpeed refuses",
+			      strlen("t:3: error: 'grad_accum_dtype': in data_types: bf16 gradient accumulation with bf16 at "
+				     "ZeRO stage 0, which DeepSpeed refuses")) == 0,
+		      "%s", diag.entries[0].text);
+	/* a bucket size under BF16_Optimizer is warned, not mapped */
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1, \"bf16\": {\"enabled\": true}, "
+						    "\"zero_optimization\": {\"stage\": 0, \"allgather_bucket_size\": 200000000}}"),
+			 0);
+	ck_assert_str_eq(get("parallel.bucket_size"), "(unset)");
+	ck_assert_uint_eq(warnings_with("not mapped under DeepSpeed's BF16_Optimizer"), 1);
 }
 END_TEST
 
@@ -1763,6 +1899,9 @@ int main(void)
 	tcase_add_test(tc, toml_errors);
 	tcase_add_test(tc, deepspeed_mapping);
 	tcase_add_test(tc, deepspeed_duplicates);
+	tcase_add_test(tc, deepspeed_bf16_optimizer);
+	tcase_add_test(tc, megatron_mla);
+	tcase_add_test(tc, megatron_left_out_arguments);
 	tcase_add_test(tc, deepspeed_offload_and_precision_keys);
 	tcase_add_test(tc, megatron_conditions);
 	tcase_add_test(tc, megatron_comment_ends_continuation);

@@ -23,6 +23,10 @@ struct dctx {
 	/* the ZeRO-1/2 bucket in elements, 0 when not given; bytes once the
 	 * precision is known */
 	unsigned long long bucket_elements;
+	/* the ZeRO stage as the file gives it (0 without zero_optimization),
+	 * -1 when it is no stage; bf16_opt: DeepSpeed runs its BF16_Optimizer
+	 * (bf16_optimizer_runs) */
+	int stage, bf16_opt;
 };
 
 /* The line of the first "key" in the text: JSON's messages name it. */
@@ -352,6 +356,13 @@ static int listed(const char *const *list, const char *k)
 	return 0;
 }
 
+/* DeepSpeed's names of each type (DtypeEnum, deepspeed/inference/config.py:15-18) */
+static const char *const dtype_names[3][5] = {
+	{"fp32", "torch.float32", "float32", "float", NULL},
+	{"bf16", "torch.bfloat16", "bfloat16", "bfloat", NULL},
+	{"fp16", "torch.float16", "float16", "half", NULL},
+};
+
 /* reduce_bucket_size and allgather_bucket_size count elements
  * (deepspeed/runtime/zero/config.py:113, :132, 5e8 each). ZeRO-1/2 reduce
  * the gradients in the one and gather the updated parameters in the other;
@@ -369,6 +380,19 @@ static void map_buckets(struct dctx *d, const cJSON *zero, unsigned long long st
 		return;
 	if ((r && whole(d, r, "reduce_bucket_size", 0, &nr) != 0) || (a && whole(d, a, "allgather_bucket_size", 0, &na) != 0))
 		return;
+	if (d->bf16_opt) {
+		/* BF16_Optimizer has no reduce_gradients: the engine's
+		 * allreduce_gradients all-reduces its FP32 gradients in
+		 * buckets of its own (buffered_allreduce_fallback,
+		 * MEMORY_OPT_ALLREDUCE_SIZE), and only its all-gather of the
+		 * parameters reads allgather_bucket_size */
+		warn(d, r ? "reduce_bucket_size" : "allgather_bucket_size",
+		     "not mapped under DeepSpeed's BF16_Optimizer (bf16 at ZeRO stage %llu): the engine all-reduces the "
+		     "FP32 gradients in buckets of its own, 5e8 elements (engine.py MEMORY_OPT_ALLREDUCE_SIZE), which "
+		     "training.framework deepspeed prices; allgather_bucket_size sizes only the parameters' all-gather",
+		     stage);
+		return;
+	}
 	if (stage == 0 || stage == 3) {
 		warn(d, r ? "reduce_bucket_size" : "allgather_bucket_size",
 		     "changes nothing distcalc computes at ZeRO stage %llu (%s)", stage,
@@ -450,7 +474,9 @@ static void map_zero(struct dctx *d, const cJSON *root)
 	unsigned long long stage = 0;
 	int oo, op;
 	if (!zero) {
-		set(d, "parallel.sharding", "\"none\"", "zero_optimization");
+		/* BF16_Optimizer shards the master and Adam's states as ZeRO-1
+		 * does (bf16_optimizer_runs) */
+		set(d, "parallel.sharding", d->bf16_opt ? "\"zero1\"" : "\"none\"", "zero_optimization");
 		return;
 	}
 	if (!cJSON_IsObject(zero)) {
@@ -470,7 +496,7 @@ static void map_zero(struct dctx *d, const cJSON *root)
 	if (st && whole(d, st, "stage", 1, &stage) == 0 && stage > 3)
 		err(d, "stage", "expected 0, 1, 2 or 3, got %llu", stage);
 	else if (stage <= 3)
-		set(d, "parallel.sharding", stages[stage], "zero_optimization.stage");
+		set(d, "parallel.sharding", d->bf16_opt ? stages[1] : stages[stage], "zero_optimization.stage");
 	oo = offload(d, zero, "offload_optimizer", stage);
 	op = offload(d, zero, "offload_param", stage);
 	/* the deprecated switches, which DeepSpeed still reads as a cpu
@@ -547,18 +573,26 @@ static void precision_keys(struct dctx *d, const cJSON *root, const char *on)
 		return;
 	}
 	cJSON_ArrayForEach(c, dt) {
-		/* DeepSpeed's names of each type (DtypeEnum,
-		 * deepspeed/inference/config.py:15-18) */
-		static const char *const names[3][5] = {
-			{"fp32", "torch.float32", "float32", "float", NULL},
-			{"bf16", "torch.bfloat16", "bfloat16", "bfloat", NULL},
-			{"fp16", "torch.float16", "float16", "half", NULL},
-		};
+		const char *const(*names)[5] = dtype_names;
 		int t = on && strcmp(on, "bf16") == 0 ? 1 : on ? 2 : 0;
 		const char *model = names[t][0];
 		if (strcmp(c->string, "grad_accum_dtype") == 0) {
-			/* the model's own type is DeepSpeed's default */
-			if (cJSON_IsNull(c) || (cJSON_IsString(c) && listed(names[t], c->valuestring)))
+			/* BF16 accumulation without ZeRO: DeepSpeed's
+			 * _do_optimizer_sanity_check (engine.py) raises
+			 * NotImplementedError on it (its pipeline engine aside) */
+			if (t == 1 && d->stage == 0 && cJSON_IsString(c) && listed(names[1], c->valuestring)) {
+				err(d, "grad_accum_dtype",
+				    "in data_types: bf16 gradient accumulation with bf16 at ZeRO stage 0, which DeepSpeed "
+				    "refuses (engine.py _do_optimizer_sanity_check raises NotImplementedError \"Bfloat16 "
+				    "wrapper must use a gradient accumulation type of fp32, enable ZeRO to use Bfloat16 "
+				    "gradient accumulation\"; its pipeline engine alone accepts it): remove it for fp32, "
+				    "or give zero_optimization.stage 1 or above");
+				continue;
+			}
+			/* the model's own type is DeepSpeed's default; fp32
+			 * where DeepSpeed then runs its BF16_Optimizer */
+			if (cJSON_IsNull(c) || (cJSON_IsString(c) && listed(names[t], c->valuestring)) ||
+			    (d->bf16_opt && cJSON_IsString(c) && listed(names[0], c->valuestring)))
 				continue;
 			err(d, "grad_accum_dtype", "in data_types: gradients accumulated in %s, not the model's %s, change the "
 						   "gradients' bytes (DeepSpeed then runs its BF16 optimizer or refuses the mix: "
@@ -568,6 +602,56 @@ static void precision_keys(struct dctx *d, const cJSON *root, const char *on)
 			err(d, c->string, "in data_types: not a key distcalc maps");
 		}
 	}
+}
+
+/* Does DeepSpeed run its BF16_Optimizer (deepspeed/runtime/bf16_optimizer.py)?
+ * Read quietly from the file as given, before the keys are mapped (each
+ * key's own reader says what is wrong with it). DeepSpeed's engine.py (at
+ * edaa7221; DeepSpeed is not mirrored here, so the lines are not pinned):
+ * get_data_types() makes the gradient accumulation type FP32 when the
+ * model is bf16, ZeRO is off and data_types.grad_accum_dtype is not given
+ * (else the model's type, or the one given); _do_optimizer_sanity_check
+ * then returns BFLOAT16 for bf16 with FP32 accumulation without ZeRO, and
+ * at ZeRO stage 1 without CPU offload (zero_cpu_offload: offload_optimizer
+ * on cpu or nvme), and _configure_bf16_optimizer builds BF16_Optimizer.
+ * Sets d->stage (0 without zero_optimization, -1 when no stage) and
+ * returns 1 when it runs. */
+static int bf16_optimizer_runs(struct dctx *d, const cJSON *root)
+{
+	const cJSON *zero = cJSON_GetObjectItemCaseSensitive(root, "zero_optimization");
+	const cJSON *bf = cJSON_GetObjectItemCaseSensitive(root, "bf16");
+	const cJSON *fp = cJSON_GetObjectItemCaseSensitive(root, "fp16");
+	const cJSON *dt = cJSON_GetObjectItemCaseSensitive(root, "data_types");
+	const cJSON *acc = cJSON_IsObject(dt) ? cJSON_GetObjectItemCaseSensitive(dt, "grad_accum_dtype") : NULL;
+	const cJSON *st, *e, *oo, *co;
+	int fp32_acc, offloaded;
+	d->stage = 0;
+	if (zero) {
+		st = cJSON_IsObject(zero) ? cJSON_GetObjectItemCaseSensitive(zero, "stage") : NULL;
+		if (!cJSON_IsObject(zero) || (st && (!cJSON_IsNumber(st) || (st->valuedouble != 0.0 && st->valuedouble != 1.0 &&
+									 st->valuedouble != 2.0 && st->valuedouble != 3.0))))
+			d->stage = -1;
+		else if (st)
+			d->stage = (int)st->valuedouble;
+	}
+	/* bf16 on (a present section is on unless "enabled": false), fp16 not */
+	e = cJSON_IsObject(bf) ? cJSON_GetObjectItemCaseSensitive(bf, "enabled") : NULL;
+	if (!cJSON_IsObject(bf) || (e && !cJSON_IsTrue(e)))
+		return 0;
+	e = cJSON_IsObject(fp) ? cJSON_GetObjectItemCaseSensitive(fp, "enabled") : NULL;
+	if (fp && (!cJSON_IsObject(fp) || !e || !cJSON_IsFalse(e)))
+		return 0;
+	fp32_acc = cJSON_IsString(acc) && listed(dtype_names[0], acc->valuestring);
+	if (d->stage == 0)
+		return !acc || cJSON_IsNull(acc) || fp32_acc;
+	if (d->stage != 1 || !fp32_acc)
+		return 0;
+	oo = cJSON_GetObjectItemCaseSensitive(zero, "offload_optimizer");
+	e = cJSON_IsObject(oo) ? cJSON_GetObjectItemCaseSensitive(oo, "device") : NULL;
+	co = cJSON_GetObjectItemCaseSensitive(zero, "cpu_offload");
+	offloaded = (cJSON_IsString(e) && (strcmp(e->valuestring, "cpu") == 0 || strcmp(e->valuestring, "nvme") == 0)) ||
+		    cJSON_IsTrue(co);
+	return !offloaded;
 }
 
 /* Does the text end with an object, an array or a string still open?
@@ -597,7 +681,7 @@ static int unclosed(const char *buf, size_t len)
 
 int dc_import_deepspeed(const char *buf, size_t len, const char *name, struct dc_import *imp, struct dc_diag *diag)
 {
-	struct dctx d = {name, buf, len, imp, diag, 0, 0};
+	struct dctx d = {name, buf, len, imp, diag, 0, 0, 0, 0};
 	const char *end = NULL;
 	cJSON *root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
 	const cJSON *c, *opt;
@@ -704,6 +788,7 @@ int dc_import_deepspeed(const char *buf, size_t len, const char *name, struct dc
 			      name);
 		d.errors++;
 	}
+	d.bf16_opt = bf16_optimizer_runs(&d, root);
 	map_zero(&d, root);
 	bf16 = enabled(&d, root, "bf16");
 	fp16 = enabled(&d, root, "fp16");
@@ -717,6 +802,35 @@ int dc_import_deepspeed(const char *buf, size_t len, const char *name, struct dc
 		err(&d, "fp16", "enabled together with bf16: give one");
 	else if (bf16 == 1 || fp16 == 1)
 		set(&d, "precision.preset", "\"course\"", bf16 == 1 ? "bf16" : "fp16");
+	if (bf16 == 1 && fp16 != 1 && d.bf16_opt) {
+		/* BF16_Optimizer (runtime/bf16_optimizer.py,
+		 * _setup_for_real_optimizer): the BF16 parameters flat and
+		 * whole, fp32_groups_gradients_flat a whole FP32 gradient
+		 * buffer, fp32_groups_flat_partition a 1/dp partition of the
+		 * FP32 master with Adam's states built on it; the engine's
+		 * allreduce_gradients all-reduces the FP32 buffer at the
+		 * accumulation boundary, update_lp_params all-gathers the BF16
+		 * parameters. That is distcalc's ZeRO-1 under
+		 * training.framework deepspeed (an all-reduce at the boundary,
+		 * docs/step-model.md) with 4-byte gradients: 2 + 4 + 12/dp
+		 * bytes a parameter. Its backward() frees the BF16 .grad only
+		 * when the next backward starts (clear_lp_grads, then
+		 * update_hp_grads(clear_lp_grads=False); the
+		 * immediate_grad_update hook zero_()s them, keeping the
+		 * memory): 2 B a parameter the ledger does not hold. */
+		set(&d, "precision.grad_bytes", "4", "bf16");
+		warn(&d, "bf16",
+		     "at ZeRO stage %d DeepSpeed runs its BF16_Optimizer (engine.py get_data_types, "
+		     "_do_optimizer_sanity_check and _configure_bf16_optimizer; runtime/bf16_optimizer.py): BF16 "
+		     "parameters, a whole FP32 gradient buffer, and the FP32 master and Adam's states split over the dp "
+		     "ranks, the gradients all-reduced in FP32 at the accumulation boundary and the parameters "
+		     "all-gathered in BF16; priced as parallel.sharding \"zero1\" with precision.grad_bytes 4 "
+		     "(2 + 4 + 12/dp bytes a parameter) under training.framework deepspeed, whose ZeRO-1 all-reduces "
+		     "too. Not priced: the BF16 .grad of every parameter, which it keeps beside the FP32 buffer from the "
+		     "backward through the step (2 B a parameter more: add 2 x the rank's parameters to "
+		     "--set memory.workspace)",
+		     d.stage);
+	}
 	else if (bf16 == 0 && fp16 == 0) {
 		set(&d, "precision.param_bytes", "4", "no bf16 or fp16 (FP32)");
 		set(&d, "precision.grad_bytes", "4", "no bf16 or fp16 (FP32)");

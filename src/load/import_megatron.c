@@ -521,7 +521,7 @@ static int resolve(const struct words *ws, size_t at, const char *v, char *out, 
 enum arg_id {
 	A_NUM_LAYERS, A_HIDDEN, A_FFN, A_HEADS, A_GQA, A_GROUPS, A_KV_CHANNELS, A_SEQ, A_MAX_POS, A_POS_TYPE,
 	A_ROTARY, A_NO_POS, A_VOCAB, A_VOCAB_DIV, A_TOKENIZER, A_SWIGLU, A_NORM, A_NO_BIAS, A_QKV_BIAS, A_UNTIE,
-	A_QK_NORM, A_ATT_DROP, A_HID_DROP, A_MLA,
+	A_QK_NORM, A_ATT_DROP, A_HID_DROP, A_MLA, A_ROPE_TYPE,
 	A_EXPERTS, A_TOPK, A_MOE_FFN, A_SHARED, A_MOE_FREQ, A_EXPERT_BIAS, A_DISPATCHER, A_CAPACITY,
 	A_FLEX_BACKEND, A_ENABLE_DEEPEP, A_ROUTER_GROUPS, A_ROUTER_GROUP_TOPK,
 	A_TP, A_PP, A_CP, A_CP_COMM, A_EP, A_ETP, A_VPP_LAYERS, A_VPP, A_VPP_OLD, A_FIRST, A_LAST, A_ACC_EMB, A_ACC_LOSS,
@@ -559,6 +559,8 @@ static const struct {
 	[A_ATT_DROP] = {"--attention-dropout", 1},
 	[A_HID_DROP] = {"--hidden-dropout", 1},
 	[A_MLA] = {"--multi-latent-attention", 0},
+	/* which RoPE: read only to refuse what Megatron-LM refuses */
+	[A_ROPE_TYPE] = {"--rope-type", 1},
 	[A_EXPERTS] = {"--num-experts", 1},
 	[A_TOPK] = {"--moe-router-topk", 1},
 	[A_MOE_FFN] = {"--moe-ffn-hidden-size", 1},
@@ -632,6 +634,13 @@ static const char *const ignored[] = {
 	"--moe-aux-loss-coeff", "--moe-z-loss-coeff", "--moe-router-load-balancing-type", "--moe-router-score-function",
 	"--moe-router-pre-softmax", "--moe-router-dtype", "--moe-router-topk-scaling-factor", "--moe-input-jitter-eps",
 	"--rotary-", "--use-rope-scaling", "--rope-scaling-factor", "--norm-epsilon", "--apply-layernorm-1p",
+	/* Multi-Latent Attention's shape (arguments.py:3548-3564 at d98e8a64),
+	 * read by MLATransformerConfig alone: with --multi-latent-attention
+	 * the model is --model's (map_model), without it they change nothing;
+	 * --mscale and --mscale-all-dim scale its RoPE, --cache-mla-latents is
+	 * inference's */
+	"--q-lora-rank", "--kv-lora-rank", "--qk-head-dim", "--qk-pos-emb-head-dim", "--v-head-dim", "--mscale",
+	"--mscale-all-dim", "--cache-mla-latents",
 	/* data and tokenizer files */
 	"--data-", "--split", "--mock-data", "--tokenizer-model", "--vocab-file", "--merge-file", "--tiktoken-",
 	"--num-workers", "--dataloader-type", "--no-create-attention-mask-in-dataloader", "--no-mmap-bin-files",
@@ -650,6 +659,17 @@ static const char *const ignored[] = {
 	"--moe-permute-fusion", "--disable-te-fused-rope", "--fp8-margin", "--fp8-interval", "--fp8-amax-",
 	"--manual-gc", "--manual-gc-", "--empty-unused-memory-level", "--calculate-per-token-loss",
 	"--check-for-nan-in-loss-and-grad", "--no-check-for-nan-in-loss-and-grad",
+	/* dataclass-built arguments of d98e8a64 that change nothing priced:
+	 * the log level (training/config/training_config.py:351), a memory
+	 * snapshot of the last rank (config/common_config.py:56, read at
+	 * training.py:3541), MoE's per-layer loss logging
+	 * (core/transformer/transformer_config.py:914), checkpoint loading
+	 * (training_config.py:493 auto_detect_ckpt_format, :603
+	 * dist_ckpt_strictness), and the update rate of the expert bias
+	 * (transformer_config.py:821; the bias itself is
+	 * --moe-router-enable-expert-bias's) */
+	"--logging-level", "--record-memory-history", "--moe-per-layer-logging", "--auto-detect-ckpt-format",
+	"--dist-ckpt-strictness", "--moe-router-bias-update-rate",
 	NULL,
 };
 
@@ -890,9 +910,22 @@ static void map_model(struct mctx *m)
 		number(m, A_HIDDEN, 0, &hidden);
 	if (G(A_HEADS))
 		number(m, A_HEADS, 0, &heads);
-	if (G(A_MLA))
-		err(m, L(A_MLA), "'--multi-latent-attention': not mapped; give the model as a Hugging Face config "
-				 "(--model) with the parallel and training keys");
+	if (G(A_MLA)) {
+		/* MLA's shape is not mapped: the model is --model's, which
+		 * this importer does not see (main.c applies it after the
+		 * import). Refused by main.c without --model, as a file whose
+		 * model the catalogue lacks (model_unresolved), accepted with
+		 * it (before, refused even then, though the message asked for
+		 * --model) */
+		snprintf(m->imp->model_unresolved, sizeof(m->imp->model_unresolved),
+			 "'--multi-latent-attention' (line %u): Megatron-LM's MLA shape is not mapped; give the model "
+			 "with --model (a catalogue name, or its Hugging Face config.json)",
+			 L(A_MLA));
+		warn(m, L(A_MLA),
+		     "'--multi-latent-attention': its shape (--q-lora-rank, --kv-lora-rank, --qk-head-dim, "
+		     "--qk-pos-emb-head-dim, --v-head-dim) is not mapped; the model priced is --model's, which must be "
+		     "this MLA model (the importer cannot check it against these arguments)");
+	}
 	/* MLP: SwiGLU or Megatron's default GeLU; ffn_hidden_size's default
 	 * is arguments.py's (4h, or int(4h * 2 / 3 / 64) * 64 with --swiglu) */
 	set_str(m, "model.mlp", G(A_SWIGLU) ? "swiglu" : "gelu", G(A_SWIGLU) ? "--swiglu" : "no --swiglu", L(A_SWIGLU));
@@ -943,6 +976,21 @@ static void map_model(struct mctx *m)
 		 G(A_ATT_DROP) ? L(A_ATT_DROP) : L(A_HID_DROP));
 	/* positions: a learned table unless rope or none */
 	rope = G(A_ROTARY) || G(A_NO_POS);
+	/* --rope-type (arguments.py:2906-2909 at d98e8a64, choices rope and
+	 * yarn) picks the rotary variant, which has no parameters and no
+	 * FLOPs distcalc counts apart: changes nothing, but what Megatron-LM
+	 * refuses is refused (argument_utils.py:335-340 asserts "rope"
+	 * without --multi-latent-attention) */
+	if (G(A_ROPE_TYPE)) {
+		if (strcmp(V(A_ROPE_TYPE), "rope") != 0 && strcmp(V(A_ROPE_TYPE), "yarn") != 0)
+			err(m, L(A_ROPE_TYPE), "'--rope-type': '%s' is none of Megatron-LM's choices, rope and yarn "
+					       "(arguments.py:2906-2909)",
+			    V(A_ROPE_TYPE));
+		else if (strcmp(V(A_ROPE_TYPE), "yarn") == 0 && !G(A_MLA))
+			err(m, L(A_ROPE_TYPE), "'--rope-type': 'yarn' without --multi-latent-attention, which Megatron-LM "
+					       "refuses (megatron/training/argument_utils.py:335-340 asserts \"Common attention "
+					       "only support rope_type=\"rope\"\"); give rope");
+	}
 	if (G(A_POS_TYPE)) {
 		if (strcmp(V(A_POS_TYPE), "learned_absolute") != 0 && strcmp(V(A_POS_TYPE), "rope") != 0 &&
 		    strcmp(V(A_POS_TYPE), "none") != 0)
