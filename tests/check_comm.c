@@ -1708,7 +1708,8 @@ END_TEST
  * accumulators of that chunk on after each of the cp = 4 blocks
  * (_templated_ring_attention_backward, the dkv rotater an all-to-all
  * whatever the rotate method): 2048 x 8 x 128 x 4 B = 8,388,608 B, 4
- * sends a layer, 8 in all.
+ * sends a layer, 8 in all: 3 a layer behind the next block's backward
+ * (class ring), the last waited for after the loop, 6 and 2.
  *   all_gather: K/V of the whole sequence, 4 x 4,194,304 = 16,777,216 B,
  *     gathered in forward and again in backward, 3/4 sent: 4 x
  *     12,582,912 = 50,331,648 B; the sends 8 x 8,388,608 = 67,108,864 B;
@@ -1739,7 +1740,7 @@ START_TEST(test_context_parallel_torch_ring)
 	torch_cp_config(&c, "all_gather", "torchtitan");
 	m = compute(&c);
 	s = &m.s[DC_STRAT_CP];
-	ck_assert_uint_eq(s->ncoll, 3);
+	ck_assert_uint_eq(s->ncoll, 4);
 	ck_assert_int_eq(s->coll[0].what, DC_CW_CP_KV_WHOLE);
 	ck_assert_uint_eq(s->coll[0].msg_bytes, 16777216);
 	ck_assert_uint_eq(s->coll[0].count, 2);
@@ -1751,20 +1752,27 @@ START_TEST(test_context_parallel_torch_ring)
 	ck_assert_int_eq(s->coll[2].overlap, DC_OVL_RING);
 	ck_assert_uint_eq(s->coll[2].group_size, 2);
 	ck_assert_uint_eq(s->coll[2].msg_bytes, 8388608);
-	ck_assert_uint_eq(s->coll[2].count, 8);
+	ck_assert_uint_eq(s->coll[2].count, 6);
+	ck_assert_int_eq(s->coll[3].what, DC_CW_CP_DKV_RING_LAST);
+	ck_assert_int_eq(s->coll[3].overlap, DC_OVL_EXPOSED);
+	ck_assert_uint_eq(s->coll[3].group_size, 2);
+	ck_assert_uint_eq(s->coll[3].msg_bytes, 8388608);
+	ck_assert_uint_eq(s->coll[3].count, 2);
 	ck_assert_uint_eq(s->group_size, 4);
 	ck_assert_uint_eq(s->bytes_per_rank, 117440512ull);
 
 	torch_cp_config(&c, "p2p", "torchtitan");
 	m = compute(&c);
 	s = &m.s[DC_STRAT_CP];
-	ck_assert_uint_eq(s->ncoll, 3);
+	ck_assert_uint_eq(s->ncoll, 4);
 	ck_assert_uint_eq(s->coll[0].msg_bytes, 4194304);
 	ck_assert_uint_eq(s->coll[0].count, 6);
 	ck_assert_int_eq(s->coll[1].what, DC_CW_CP_KV_NEXT_AGAIN);
 	ck_assert_uint_eq(s->coll[1].count, 6);
 	ck_assert_int_eq(s->coll[2].what, DC_CW_CP_DKV_RING);
-	ck_assert_uint_eq(s->coll[2].count, 8);
+	ck_assert_uint_eq(s->coll[2].count, 6);
+	ck_assert_int_eq(s->coll[3].what, DC_CW_CP_DKV_RING_LAST);
+	ck_assert_uint_eq(s->coll[3].count, 2);
 	ck_assert_uint_eq(s->coll[2].msg_bytes, 8388608);
 	ck_assert_uint_eq(s->bytes_per_rank, 117440512ull);
 

@@ -1004,6 +1004,11 @@ START_TEST(torchtitan_quantize_tables)
 	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, TT "converters = [\"quantize.dense.float8\"]\n" AC), -1);
 	ck_assert_ptr_nonnull(strstr(diag.entries[0].text, "t:4: error: [model] converters: \"quantize.dense.float8\" "
 							   "is torchtitan 5b5d4685's name, which 8a2686c4a renamed"));
+	/* "quantize.moe.mx" is 15 bytes, as long as the dense prefix alone
+	 * (a review: it drew the generic refusal) */
+	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, TT "converters = [\"quantize.moe.mx\"]\n" AC), -1);
+	ck_assert_ptr_nonnull(strstr(diag.entries[0].text, "t:4: error: [model] converters: \"quantize.moe.mx\" "
+							   "is torchtitan 5b5d4685's name, which 8a2686c4a renamed"));
 	ck_assert_int_eq(parse(DC_IMPORT_TORCHTITAN, TT "converters = [\"float8\", \"quantize.grouped_mm.float8\"]\n" AC),
 			 -1);
 	ck_assert_ptr_nonnull(strstr(diag.entries[0].text, "mixes the converter names before torchtitan 8a2686c4a"));

@@ -134,6 +134,7 @@ enum dc_coll_what {
 	DC_CW_CP_KV_WHOLE_AGAIN,
 	DC_CW_CP_DKV_SCATTER,
 	DC_CW_CP_DKV_RING, /* PyTorch's ring attention: the FP32 dK/dV accumulators passed on, one send a block */
+	DC_CW_CP_DKV_RING_LAST, /* and the last of them, which the backward waits for after its last block */
 	DC_CW_CP_KV_RECOMPUTED,
 	DC_CW_CP_QKV_TO_HEADS,
 	DC_CW_CP_OUT_TO_SEQ,

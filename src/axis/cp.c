@@ -20,7 +20,8 @@
  * passes the dK/dV accumulators on around the ring in FP32, one send a
  * block, c in all (_templated_ring_attention_backward: grad_key and
  * grad_value zeros_like(dtype=float32), the dkv rotater ALL_TO_ALL
- * whatever the rotate method), each behind the next block's backward.
+ * whatever the rotate method): cp - 1 of them behind the next block's
+ * backward, the last waited for after the loop (next_buffer()).
  *
  * Recompute replays the forward's share in backward: TransformerEngine
  * runs every cp_comm_type's exchange inside core attention (its
@@ -70,7 +71,9 @@ void dc_axis_cp_comm(struct dc_axis_ctx *x)
 			 * dK/dV after each of the cp blocks */
 			dc_axis_push(x, DC_COLL_SEND, DC_CW_CP_KV_NEXT_AGAIN, DC_CPHASE_BACKWARD, DC_OVL_RING, steps, kv);
 			dc_axis_push(x, DC_COLL_SEND, DC_CW_CP_DKV_RING, DC_CPHASE_BACKWARD, DC_OVL_RING,
-				     dc_ck_mul(b, per_mb, cp), dkv);
+				     dc_ck_mul(b, per_mb, cp - 1), dkv);
+			dc_axis_push(x, DC_COLL_SEND, DC_CW_CP_DKV_RING_LAST, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED,
+				     per_mb, dkv);
 		} else {
 			/* backward's cp steps: K/V alone first, K/V with the
 			 * dK/dV accumulated so far in the cp - 2 middle steps,
@@ -93,7 +96,9 @@ void dc_axis_cp_comm(struct dc_axis_ctx *x)
 		if (torch_ring) {
 			x->s->group_size = 2;
 			dc_axis_push(x, DC_COLL_SEND, DC_CW_CP_DKV_RING, DC_CPHASE_BACKWARD, DC_OVL_RING,
-				     dc_ck_mul(b, per_mb, cp), dkv);
+				     dc_ck_mul(b, per_mb, cp - 1), dkv);
+			dc_axis_push(x, DC_COLL_SEND, DC_CW_CP_DKV_RING_LAST, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED,
+				     per_mb, dkv);
 			x->s->group_size = cp;
 		} else {
 			dc_axis_push(x, DC_COLL_REDUCE_SCATTER, DC_CW_CP_DKV_SCATTER, DC_CPHASE_BACKWARD, DC_OVL_EXPOSED,

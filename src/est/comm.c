@@ -885,6 +885,7 @@ const char *dc_coll_what_label(enum dc_coll_what w)
 		[DC_CW_CP_KV_WHOLE_AGAIN] = "K/V of the whole sequence, again",
 		[DC_CW_CP_DKV_SCATTER] = "dK/dV to their cp ranks",
 		[DC_CW_CP_DKV_RING] = "dK/dV (FP32) to next cp rank",
+		[DC_CW_CP_DKV_RING_LAST] = "dK/dV (FP32) home, waited for",
 		[DC_CW_CP_KV_RECOMPUTED] = "K/V, recomputed",
 		[DC_CW_CP_QKV_TO_HEADS] = "q, k, v to head shards",
 		[DC_CW_CP_OUT_TO_SEQ] = "output to sequence shards",

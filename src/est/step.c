@@ -973,7 +973,7 @@ static void layer_cost(const struct costs *k, const struct dc_work_time *w, doub
 	o->dur = o->comp + ex_tp + ex_ep + ex_fs + ex_cp;
 	o->tp_comm = tp;
 	o->ep_comm = ep;
-	o->cp_comm = cp;
+	o->cp_comm = cp + ring; /* the waited exchange and the ring's sends: the trace draws both */
 	o->ag = ag;
 	o->rs = rs;
 }

@@ -643,14 +643,15 @@ static int read_real(struct loader *l, int ki, const cJSON *v, enum dc_quantity 
 		char num[32];
 		/* a reading past any part's rate (3.2 Tb/s NICs, 1.8 TB/s
 		 * NVLink, 8 TB/s HBM) is no reading to suggest */
-		int plausible = unit[0] == 'T' ? *out <= 20 : unit[1] == 'b' ? *out <= 6400 : *out <= 4000;
+		int hbm = ki == KEY_CLUSTER_HBM_BANDWIDTH;
+		int plausible = unit[0] == 'T' ? *out <= 20 : unit[1] == 'b' ? *out <= 6400 : *out <= (hbm ? 20000 : 4000);
 		dc_cfg_fmt_num(num, sizeof(num), *out);
 		if (plausible)
 			dc_cfg_warnf(l, ki, "'%s': %s is in bytes per second (a plain number is bytes/s); if you meant %s %s, write \"%s %s\"",
 				     k->info.path, num, num, unit, num, unit);
 		else
-			dc_cfg_warnf(l, ki, "'%s': %s is in bytes per second (a plain number is bytes/s); write the bandwidth with its unit, like \"400 Gb/s\" or \"450 GB/s\"",
-				     k->info.path, num);
+			dc_cfg_warnf(l, ki, "'%s': %s is in bytes per second (a plain number is bytes/s); write the bandwidth with its unit, like %s",
+				     k->info.path, num, hbm ? "\"3.35 TB/s\"" : "\"400 Gb/s\" or \"450 GB/s\"");
 	}
 	return 0;
 }

@@ -815,7 +815,7 @@ static void map_converters(struct tctx *c, struct entry *e)
 			on = &gmm_f8, newer = 1;
 		else if (IS("quantize.grouped_mm.mx"))
 			on = &gmm_mx, newer = 1;
-		else if (n > 15 && (strncmp(p, "quantize.dense.", 15) == 0 || strncmp(p, "quantize.moe.", 13) == 0)) {
+		else if ((n > 15 && strncmp(p, "quantize.dense.", 15) == 0) || (n > 13 && strncmp(p, "quantize.moe.", 13) == 0)) {
 			merr(c, e, "\"%.*s\" is torchtitan 5b5d4685's name, which 8a2686c4a renamed (quantize.dense.* to "
 				   "quantize.linear.*, quantize.moe.* to quantize.grouped_mm.*, and their tables with them): "
 				   "give the later name and table",
