@@ -911,6 +911,14 @@ START_TEST(test_recompute_layers)
 	c.training.recompute_layers = 12;
 	ck_assert_int_eq(dc_memory_stage(plan_of(&c), 0, &l, &err), 0);
 	ck_assert_uint_eq(l.activation_bytes_per_layer, 2 * SBH);
+	/* 20, above the stage's 12: Megatron-Core's block method checkpoints
+	 * layers 0 .. 19 of the 12 (recompute.py:167-181 at d98e8a64), all
+	 * of them: the input only again, and the whole forward rerun */
+	c.training.recompute_layers = 20;
+	ck_assert_int_eq(dc_memory_stage(plan_of(&c), 0, &l, &err), 0);
+	ck_assert_uint_eq(l.activation_bytes_per_layer, 2 * SBH);
+	ck_assert_uint_eq(l.activation_layers_bytes, 96 * 2 * SBH);
+	ck_assert_double_eq(dc_plan_recompute_share(plan_of(&c)), 1.0);
 }
 END_TEST
 

@@ -1325,6 +1325,39 @@ START_TEST(test_params_differing_from_the_shape_warn)
 }
 END_TEST
 
+/* training.recompute_layers above a chunk's layers: Megatron-Core's
+ * block method takes it (every layer of the chunk, recompute.py:167-181
+ * at d98e8a64), so the loader warns and loads. 32 layers over pp 4 x
+ * virtual 2: chunks of 4; 4 is quiet, 5 warns; selective still refuses. */
+START_TEST(test_recompute_layers_above_a_chunk_warns)
+{
+	static const char *const at[] = {"parallel.tp=1", "parallel.pp=4", "parallel.virtual_pipeline=2",
+					 "training.grad_accum_steps=8", "training.recompute=full",
+					 "training.recompute_layers=4"};
+	struct dc_config cfg;
+	struct dc_diag d;
+	char got[1024];
+	const char *over[6];
+
+	ck_assert_int_eq(load(base, at, 6, &cfg, &d), 0);
+	ck_assert_msg(d.count == 0, "4 of a chunk's 4 warned");
+	dc_diag_release(&d);
+	memcpy(over, at, sizeof(over));
+	over[5] = "training.recompute_layers=5";
+	ck_assert_int_eq(load(base, over, 6, &cfg, &d), 0);
+	ck_assert_uint_eq(cfg.training.recompute_layers, 5);
+	ck_assert_uint_eq(dc_diag_warnings(&d), 1);
+	joined(&d, got, sizeof(got));
+	ck_assert_str_eq(got, "--set: 'training.recompute_layers': 5 is above the 4 layers of the largest model chunk "
+			      "(num_layers / (pp x virtual_pipeline), or the largest chunk of uneven stages): every "
+			      "layer of each chunk is recomputed, as Megatron-Core's block method does with it");
+	dc_diag_release(&d);
+	over[4] = "training.recompute=selective";
+	ck_assert_int_ne(load(base, over, 6, &cfg, &d), 0);
+	dc_diag_release(&d);
+}
+END_TEST
+
 /* Decimal GPU memory at a card's marketed size: read as written, with a
  * warning; 80 x 10^9 / 2^30 = 74.5 GiB. */
 START_TEST(test_gpu_memory_decimal_warning)
@@ -2432,6 +2465,7 @@ Suite *s = suite_create("config");
 	tcase_add_test(tc, test_allocation_failures);
 	tcase_add_test(tc, test_dotted_member_names);
 	tcase_add_test(tc, test_gpu_memory_decimal_warning);
+	tcase_add_test(tc, test_recompute_layers_above_a_chunk_warns);
 	tcase_add_test(tc, test_params_differing_from_the_shape_warn);
 	tcase_add_test(tc, test_search_space_left_out);
 	tcase_add_test(tc, test_gpu_presets);

@@ -1631,9 +1631,13 @@ static int rule_recompute_layers(struct loader *l)
 		       "'training.recompute_layers': needs training.recompute \"full\" (it says how many layers are recomputed fully), got \"%s\"",
 		       dc_cfg_recompute_names[c->training.recompute]);
 	else if (c->training.recompute_layers > chunk)
-		dc_cfg_errorf(l, blame(l, k, KEY_PARALLEL_PP),
-		       "'training.recompute_layers': must be at most the %llu layers of a model chunk (num_layers / (pp x virtual_pipeline), or the largest chunk of uneven stages), got %llu",
-		       (unsigned long long)chunk, (unsigned long long)c->training.recompute_layers);
+		/* Megatron-Core's block method checkpoints layers 0 .. N - 1
+		 * of each chunk and raises nothing when N is above the chunk's
+		 * (megatron/core/recompute.py:167-181 at d98e8a64): every layer
+		 * is recomputed, as the estimators price min(N, chunk) */
+		dc_cfg_warnf(l, blame(l, k, KEY_PARALLEL_PP),
+		       "'training.recompute_layers': %llu is above the %llu layers of the largest model chunk (num_layers / (pp x virtual_pipeline), or the largest chunk of uneven stages): every layer of each chunk is recomputed, as Megatron-Core's block method does with it",
+		       (unsigned long long)c->training.recompute_layers, (unsigned long long)chunk);
 	return 0;
 }
 
@@ -3222,7 +3226,7 @@ static const struct rule rules[] = {
 	       "precision.optimizer_bytes", "precision.working_bytes")},
 	 rule_precision_preset},
 	{{"offload optimizer+params needs sharding fsdp", KEYS("parallel.offload", "parallel.sharding")}, rule_offload},
-	{{"recompute_layers needs recompute full and is at most the layers of a model chunk",
+	{{"recompute_layers needs recompute full (above a model chunk's layers it warns: the whole chunk)",
 	  KEYS("training.recompute_layers", "training.recompute", "model.num_layers", "parallel.pp",
 	       "parallel.virtual_pipeline")},
 	 rule_recompute_layers},

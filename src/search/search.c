@@ -31,7 +31,7 @@ enum reject {
 	R_VP,         /* virtual_pipeline: pp > 1, the chunks fit the layers (chunks_fit), m a multiple of pp */
 	R_SP,         /* sequence_parallel needs tp > 1 dividing seq_length / cp */
 	R_OFFLOAD,    /* offload optimizer+params needs fsdp */
-	R_RECOMPUTE,  /* recompute_layers needs full and fits a chunk, recompute_modules selective */
+	R_RECOMPUTE,  /* recompute_layers needs full, recompute_modules selective */
 	R_SCHEDULE,   /* the input's named pipeline schedule runs on the layout */
 	R_FRAMEWORK,  /* the input's training.framework runs the layout (deepspeed: no ZeRO-2/3 with pp) */
 	R_LOSS_CHUNKS, /* training.loss_chunks divides micro_batch_size x seq_length / cp */
@@ -55,7 +55,7 @@ static const char *const reject_text[R_COUNT] = {
 	[R_SP] = "parallel.sequence_parallel needs tp > 1 dividing a cp rank's tokens (model.seq_length / cp)",
 	[R_OFFLOAD] = "parallel.offload \"optimizer+params\" needs parallel.sharding \"fsdp\"",
 	[R_SCHEDULE] = "parallel.pipeline_schedule (the input's zero_bubble, dualpipe or dualpipev) must run on the layout: dualpipe an even pp and an even grad_accum_steps (a schedule's microbatches, where parallel.pipeline_schedule_microbatches is given) of at least 2 pp, dualpipev at least 2 pp (and pp at most 20 with model.moe_layer_interval > 1), both without interleaving",
-	[R_RECOMPUTE] = "training.recompute_layers needs training.recompute \"full\" and at most the layers of a model chunk; training.recompute_modules needs \"selective\"",
+	[R_RECOMPUTE] = "training.recompute_layers needs training.recompute \"full\"; training.recompute_modules needs \"selective\"",
 	[R_FRAMEWORK] = "training.framework \"deepspeed\" with pp > 1 needs parallel.sharding \"none\" or \"zero1\" (DeepSpeed's pipeline engine asserts a ZeRO stage below 2) and the 1F1B schedule, one model chunk a rank (its pipeline engine runs TrainSchedule alone); \"megatron\" with a MoE model at tp > 1 needs sequence_parallel (its MoE layer raises in training without it), and with sharding \"fsdp\" (its --use-torch-fsdp2) pp 1 and ep 1; \"torchtitan\" with a given parallel.etp needs it 1 at ep > 1 and tp at ep 1 (it has no expert tensor-parallel size)",
 	[R_LOSS_CHUNKS] = "training.loss_chunks must divide the tokens of a microbatch on a cp rank (micro_batch_size x model.seq_length / cp), which torchtitan's ChunkedLossWrapper splits into equal chunks",
 	[R_BF16_LAYERS] = "precision.bf16_first_layers and bf16_last_layers must each fit the model's first (last) chunk, num_layers / (pp x virtual_pipeline) layers (under dualpipev num_layers / (2 pp); or the input's own uneven stages at its own virtual_pipeline), and under training.framework megatron num_layers / pp",
@@ -652,13 +652,8 @@ static void run_outer(struct worker *w, const struct outer *o)
 						else if (in->training.framework == DC_FRAMEWORK_TORCHTITAN && in->parallel.etp &&
 							 in->model.num_experts && in->parallel.etp != (ep > 1 ? 1 : y->tp))
 							reject = R_FRAMEWORK; /* as the loader's rule 11: torchtitan has no etp */
-						else if (in->training.recompute_layers &&
-							 (o->rc != DC_RECOMPUTE_FULL ||
-							  /* the input's own uneven stages at its v: the loader checked */
-							  (!(o->pp == in->parallel.pp && dc_stages_uneven(&in->parallel) &&
-							     v == (in->parallel.virtual_pipeline ? in->parallel.virtual_pipeline : 1)) &&
-							   in->training.recompute_layers > in->model.num_layers / (o->pp * v))))
-							reject = R_RECOMPUTE;
+						else if (in->training.recompute_layers && o->rc != DC_RECOMPUTE_FULL)
+							reject = R_RECOMPUTE; /* above a chunk's layers: the whole chunk, as the loader's warns */
 						else if (in->training.recompute_modules_mask && o->rc != DC_RECOMPUTE_SELECTIVE)
 							reject = R_RECOMPUTE; /* as the loader's: the modules are selective's */
 						else if (bf16_layers_reject(in, o->pp, v))
