@@ -1075,6 +1075,27 @@ START_TEST(megatron_virtual_pipeline)
 			 "t:2: error: '--virtual-pipeline-model-parallel-size': not an argument of Megatron-LM d98e8a64, whose "
 			 "parser (megatron/training/arguments.py:119-132, allow_abbrev=False) rejects it; give "
 			 "--num-virtual-stages-per-pipeline-rank 4 (arguments.py:3116), the model chunks a rank");
+	/* --no-overlap-p2p-communication: read; interleaved at pp 4 it warns
+	 * (the blocking sends are not priced), at pp 2 Megatron-LM asserts
+	 * (arguments.py:1005-1009), and without a virtual pipeline it changes
+	 * nothing (Megatron turns the overlap off itself, :1010-1013) */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, B "--num-layers 32 --num-virtual-stages-per-pipeline-rank 2 "
+						 "--no-overlap-p2p-communication"),
+			 0);
+	ck_assert_uint_eq(warnings_with("'--no-overlap-p2p-communication': the interleaved schedule's sends then "
+					"block"),
+			  1);
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--bf16 --position-embedding-type rope --num-layers 32 "
+						 "--pipeline-model-parallel-size 2 --num-virtual-stages-per-pipeline-rank 2 "
+						 "--no-overlap-p2p-communication"),
+			 -1);
+	ck_assert_str_eq(diag.entries[0].text,
+			 "t:1: error: '--no-overlap-p2p-communication': with a virtual pipeline at "
+			 "--pipeline-model-parallel-size 2 Megatron-LM asserts \"pipeline-model-parallel size should be "
+			 "greater than 2\" when p2p communication overlap is disabled (megatron/training/arguments.py:"
+			 "1005-1009 at d98e8a64): remove it, or give pp 3 or more");
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, B "--num-layers 32 --no-overlap-p2p-communication"), 0);
+	ck_assert_uint_eq(diags_with("--no-overlap-p2p-communication"), 0);
 #undef B
 }
 END_TEST

@@ -524,7 +524,7 @@ enum arg_id {
 	A_QK_NORM, A_ATT_DROP, A_HID_DROP, A_MLA, A_ROPE_TYPE,
 	A_EXPERTS, A_TOPK, A_MOE_FFN, A_SHARED, A_MOE_FREQ, A_EXPERT_BIAS, A_DISPATCHER, A_CAPACITY,
 	A_FLEX_BACKEND, A_ENABLE_DEEPEP, A_ROUTER_GROUPS, A_ROUTER_GROUP_TOPK,
-	A_TP, A_PP, A_CP, A_CP_COMM, A_EP, A_ETP, A_VPP_LAYERS, A_VPP, A_VPP_OLD, A_FIRST, A_LAST, A_ACC_EMB, A_ACC_LOSS,
+	A_TP, A_PP, A_CP, A_CP_COMM, A_EP, A_ETP, A_VPP_LAYERS, A_VPP, A_VPP_OLD, A_FIRST, A_LAST, A_ACC_EMB, A_ACC_LOSS, A_NO_P2P_OVERLAP,
 	A_SP, A_DIST_OPT, A_DIST_OPT_INST, A_OVERLAP_GRAD, A_OVERLAP_PARAM, A_DDP_BUCKET, A_TP_OVERLAP, A_FSDP2,
 	A_MBS, A_GBS, A_RECOMPUTE, A_RECOMPUTE_METHOD, A_RECOMPUTE_LAYERS, A_RECOMPUTE_ACT, A_RECOMPUTE_MODULES, A_GROUPED_GEMM, A_FLASH, A_ATT_BACKEND,
 	A_BF16, A_FP16, A_FP8, A_FP8_RECIPE, A_FP8_PARAM, A_FIRST_LAST_BF16, A_BF16_START, A_BF16_END, A_GRAD_BF16, A_GRAD_FP32, A_OPTIMIZER,
@@ -588,6 +588,7 @@ static const struct {
 	[A_LAST] = {"--decoder-last-pipeline-num-layers", 1},
 	[A_ACC_EMB] = {"--account-for-embedding-in-pipeline-split", 0},
 	[A_ACC_LOSS] = {"--account-for-loss-in-pipeline-split", 0},
+	[A_NO_P2P_OVERLAP] = {"--no-overlap-p2p-communication", 0},
 	[A_SP] = {"--sequence-parallel", 0},
 	[A_DIST_OPT] = {"--use-distributed-optimizer", 0},
 	[A_DIST_OPT_INST] = {"--num-distributed-optimizer-instances", 1},
@@ -1163,6 +1164,26 @@ static void map_parallel(struct mctx *m)
 			    pp);
 		else
 			set_u64(m, "parallel.virtual_pipeline", (layers + extra) / pp / n, A_VPP_LAYERS);
+	}
+	/* --no-overlap-p2p-communication (arguments.py:3118-3120 at
+	 * d98e8a64; overlap_p2p_comm is on by default): with a virtual
+	 * pipeline Megatron-LM asserts pp > 2 without it (:1000-1009); without
+	 * one it turns the overlap off itself (:1010-1013), so the flag
+	 * changes nothing there. distcalc runs the pipeline's sends on their
+	 * own stream (docs/step-model.md), the overlapped default. */
+	if (G(A_NO_P2P_OVERLAP) && (G(A_VPP) || G(A_VPP_LAYERS))) {
+		if (pp <= 2)
+			err(m, L(A_NO_P2P_OVERLAP),
+			    "'--no-overlap-p2p-communication': with a virtual pipeline at --pipeline-model-parallel-size "
+			    "%llu Megatron-LM asserts \"pipeline-model-parallel size should be greater than 2\" when p2p "
+			    "communication overlap is disabled (megatron/training/arguments.py:1005-1009 at d98e8a64): "
+			    "remove it, or give pp 3 or more",
+			    pp);
+		else
+			warn(m, L(A_NO_P2P_OVERLAP),
+			     "'--no-overlap-p2p-communication': the interleaved schedule's sends then block the compute "
+			     "stream between chunks; distcalc prices them on their own stream, as Megatron's default "
+			     "overlap runs them (docs/step-model.md), so its step leaves their time out");
 	}
 	count(m, A_FIRST, "parallel.first_stage_layers");
 	count(m, A_LAST, "parallel.last_stage_layers");
