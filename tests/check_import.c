@@ -126,6 +126,31 @@ START_TEST(megatron_vocab_padding)
 						   "--tensor-model-parallel-size 2 --bf16 --use-rotary-position-embeddings"),
 			 0);
 	ck_assert_str_eq(get("model.vocab_size"), "50304");
+	/* a --set of tp pads again on it, as Megatron-LM pads on the tp it
+	 * runs: the first case at tp 16, multiples of 2048: 128256 / 2048 =
+	 * 62.6, so 63 x 2048 = 129024 again; at tp 4, multiples of 512:
+	 * 128256 / 512 = 250.5, so 251 x 512 = 128512; at tp 3, 384:
+	 * 334 x 384 = 128256 exactly. A --set of the vocabulary stands. */
+	{
+		static const struct {
+			const char *tp, *vocab;
+		} at[] = {{"parallel.tp=16", "129024"}, {"parallel.tp=4", "128512"}, {"parallel.tp=3", "128256"}};
+		for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+			ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--vocab-size 128256 --tensor-model-parallel-size 8 "
+								   "--bf16 --position-embedding-type rope"),
+					 0);
+			ck_assert_int_eq(dc_import_override(&imp, at[i].tp, &diag), 0);
+			ck_assert_int_eq(dc_import_finish(&imp, "t", &diag), 0);
+			ck_assert_str_eq(get("model.vocab_size"), at[i].vocab);
+		}
+		ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--vocab-size 128256 --tensor-model-parallel-size 8 --bf16 "
+							   "--position-embedding-type rope"),
+				 0);
+		ck_assert_int_eq(dc_import_override(&imp, "model.vocab_size=128000", &diag), 0);
+		ck_assert_int_eq(dc_import_override(&imp, "parallel.tp=4", &diag), 0);
+		ck_assert_int_eq(dc_import_finish(&imp, "t", &diag), 0);
+		ck_assert_str_eq(get("model.vocab_size"), "128000");
+	}
 }
 END_TEST
 

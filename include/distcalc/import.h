@@ -47,6 +47,13 @@ struct dc_import {
 	 * script's tp 1, which Megatron-LM turns off; dc_import_finish
 	 * decides it on the tp the --set overrides leave */
 	unsigned sp_at_tp1_line;
+	/* Megatron: --vocab-size (with the tokenizer's own token) as the
+	 * script gives it, padded on this line (0: not) to a multiple of
+	 * vocab_div x the script's tp, vocab_tp; dc_import_finish pads it
+	 * again on the tp the --set overrides leave, as Megatron-LM pads on
+	 * the tp it runs (a --set of model.vocab_size stands) */
+	unsigned long long vocab_raw, vocab_div, vocab_tp;
+	unsigned vocab_line;
 	/* Megatron: torchrun's --nnodes and --nproc_per_node, when both are
 	 * plain numbers (0: not given, or not a number: an elastic "1:4", a
 	 * variable left unexpanded), and the line of the later; main.c holds

@@ -1518,7 +1518,8 @@ static int import_config(const struct dc_options *o, struct dc_import *imp, char
 			goto done;
 		}
 	}
-	/* what reads the --set's: Megatron's sequence parallelism at tp 1 */
+	/* what reads the --set's: Megatron's sequence parallelism at tp 1 and
+	 * its vocabulary padded on the final tp */
 	if (dc_import_finish(imp, o->import, &d) != 0) {
 		print_diag(&d, 0);
 		rc = exit_for(d.status);

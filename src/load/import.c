@@ -70,10 +70,39 @@ void dc_import_launch_check(const struct dc_import *imp, const char *name, const
 		     (unsigned long long)cfg->cluster.gpus_per_node, world, nodes, imp->launch_per_node);
 }
 
+/* Megatron's vocabulary padded on the final tp (import.h vocab_raw):
+ * the key still from the script's line, at another tp than the script's */
+static int vocab_finish(struct dc_import *imp, unsigned long long tp)
+{
+	unsigned long long mult = imp->vocab_div * tp, padded;
+	char t[32];
+	if (!imp->vocab_line || tp == imp->vocab_tp || !mult)
+		return 0;
+	for (size_t i = 0; i < imp->nkeys; i++) {
+		struct dc_import_key *k = &imp->keys[i];
+		char *j;
+		if (strcmp(k->path, "model.vocab_size") != 0 || k->line != imp->vocab_line)
+			continue; /* a --set gave it (line 0): it stands */
+		padded = (imp->vocab_raw + mult - 1) / mult * mult;
+		snprintf(t, sizeof(t), "%llu", padded);
+		if (!(j = dc_strdup(t)))
+			return -1;
+		free(k->json);
+		k->json = j;
+		snprintf(k->from, sizeof(k->from), "%s",
+			 "--vocab-size, padded to a multiple of --make-vocab-size-divisible-by x the --set tp");
+	}
+	return 0;
+}
+
 int dc_import_finish(struct dc_import *imp, const char *name, struct dc_diag *diag)
 {
 	const char *tp = dc_import_get(imp, "parallel.tp");
 	char at[600];
+	if (vocab_finish(imp, tp ? strtoull(tp, NULL, 10) : 1) != 0) {
+		dc_diag_error(diag, DC_ERR_INTERNAL, "%s: error: out of memory", name);
+		return -1;
+	}
 	if (!imp->sp_at_tp1_line)
 		return 0;
 	if (tp && strtoull(tp, NULL, 10) > 1) {

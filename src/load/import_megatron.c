@@ -1032,6 +1032,10 @@ static void map_model(struct mctx *m)
 		else if (G(A_TOKENIZER) && strcmp(V(A_TOKENIZER), "NullMultimodalTokenizer") == 0)
 			v += 1;
 		padded = (v + mult - 1) / mult * mult;
+		m->imp->vocab_raw = v;
+		m->imp->vocab_div = div;
+		m->imp->vocab_tp = tp;
+		m->imp->vocab_line = L(A_VOCAB);
 		dc_import_set_u64(m->imp, "model.vocab_size", padded,
 				  "--vocab-size, padded to a multiple of --make-vocab-size-divisible-by x tp", L(A_VOCAB),
 				  m->name, m->diag);
