@@ -42,7 +42,7 @@ struct dc_import {
 	size_t nkeys;
 	/* a model the file names that the catalogue lacks: why, for main.c
 	 * to report unless --model gives the shape; "" when none */
-	char model_unresolved[256];
+	char model_unresolved[512];
 	/* Megatron: --sequence-parallel given on this line (0: not) with the
 	 * script's tp 1, which Megatron-LM turns off; dc_import_finish
 	 * decides it on the tp the --set overrides leave */

@@ -553,7 +553,28 @@ static const char *str(struct tctx *c, struct entry *e)
  * (torchtitan/models/qwen3/__init__.py, _8b and _30b_a3b: dim 4096, 36
  * layers, 32 / 8 heads of 128, ffn 12288; dim 2048, 48 layers, 32 / 4
  * heads, 128 experts of 768, top 8; vocabulary 151,936 untied) are
- * Qwen3-8B's and Qwen3-30B-A3B's Hugging Face configs. */
+ * Qwen3-8B's and Qwen3-30B-A3B's Hugging Face configs.
+ *
+ * No row for llama4 or deepseek_v3: their TOMLs are a torchtitan's up to
+ * 238fa9953 (9810191bb replaced the TOMLs), whose flavors differ from the
+ * catalogue's models in what distcalc prices, so --model and a --set give
+ * the shape (docs/importers.md). At 238fa9953, llama4 "17bx16e"
+ * (torchtitan/models/llama4/__init__.py:38-50) has Llama-4-Scout's
+ * weights (dim 5120, 48 layers, 40 / 8 heads, 16 experts of 8192 and a
+ * shared one, top 1, every layer MoE, vocabulary 202,048: model/args.py:
+ * 35, model/model.py:387-402) but full causal attention on every layer
+ * (every_n_layers_nope None, sdpa causal: args.py:47-48, 56), where
+ * llama-4-scout-17b-16e chunks three layers of four at 8192;
+ * "17bx16e_irope" (:73-88) chunks them but keeps layers 0, 4, 8, ...
+ * global (model.py:376-382; the Hugging Face config 3, 7, 11, ..., which
+ * a stage's share prices) and masks documents (block_causal); the
+ * 17bx128e flavors (:51-60, 89-101) have no entry. deepseek_v3 "671B"
+ * (deepseek_v3/__init__.py:130-156) is deepseek-v3's shape but for its
+ * multi-token-prediction module (num_nextn_predict_layers 1, priced),
+ * which torchtitan builds only from f59c215e8, after the TOMLs; "16B" and
+ * "236B" (:78-129) have no entry. Were one mapped, its layers would be
+ * n_layers (48, 61), the count pipeline_llm splits
+ * (distributed/pipeline_parallel.py:60-61 at 238fa9953). */
 static const struct {
 	const char *name, *flavor, *catalogue;
 	long long layers; /* the flavor's n_layers, which torchtitan splits over its stages */
@@ -948,10 +969,27 @@ static void map_model(struct tctx *c)
 			 "entry; give them, or the model's Hugging Face config.json with --model FILE or NAME",
 			 name, flavor);
 	} else {
+		/* the two flavors a catalogue model and a --set give exactly
+		 * (the comment above flavors[]) */
+		static const struct {
+			const char *name, *flavor, *hint;
+		} near[] = {
+			{"llama4", "17bx16e",
+			 ": Llama-4-Scout's weights with full causal attention on every layer, which --model "
+			 "llama-4-scout-17b-16e --set model.attention_chunked=false --set model.sliding_window=0 --set "
+			 "model.sliding_window_pattern=0 gives"},
+			{"deepseek_v3", "671B",
+			 ": DeepSeek-V3's shape without its multi-token-prediction module, which --model deepseek-v3 --set "
+			 "model.mtp_layers=0 gives"},
+		};
+		const char *hint = "";
+		for (i = 0; i < sizeof(near) / sizeof(near[0]); i++)
+			if (strcmp(near[i].name, name) == 0 && strcmp(near[i].flavor, flavor) == 0)
+				hint = near[i].hint;
 		snprintf(c->imp->model_unresolved, sizeof(c->imp->model_unresolved),
-			 "[model] name \"%.40s\" flavor \"%.40s\"%s (line %u) has no catalogue entry; give its Hugging "
+			 "[model] name \"%.40s\" flavor \"%.40s\"%s (line %u) has no catalogue entry%s; give its Hugging "
 			 "Face config.json with --model FILE or NAME",
-			 name, flavor, ef ? "" : " (torchtitan's default flavor)", ef ? ef->line : en->line);
+			 name, flavor, ef ? "" : " (torchtitan's default flavor)", ef ? ef->line : en->line, hint);
 	}
 	if ((e = get(c, "model", "norm_type")) && str(c, e)) {
 		if (strcmp(e->text, "layernorm") == 0)
