@@ -653,21 +653,43 @@ END_TEST
  * 2048, 1 shared, top 8 from 4 of 8 groups, q rank 1536, kv rank 512,
  * q/k 128 + 64, v 128, and no multi-token-prediction module (none in
  * torchtitan before f59c215e8). */
+/* A torchtitan TOML of [model] name and flavor at seq_len `seq`, imported
+ * onto a 4-node cluster and loaded with --model `model` and `sets` */
+static void load_flavor(const char *name, const char *flavor, unsigned seq, const char *model,
+			const struct dc_override *sets, size_t nsets, struct dc_config *cfg)
+{
+	static const char base[] = "{\"cluster\": {\"num_nodes\": 4, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\", "
+				   "\"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"50 GB/s\"}}}";
+	char toml[256];
+	struct dc_load_opts o;
+	struct dc_buf out;
+	snprintf(toml, sizeof(toml),
+		 "[model]\nname = \"%s\"\nflavor = \"%s\"\n[training]\nseq_len = %u\n[activation_checkpoint]\nmode = \"none\"\n",
+		 name, flavor, seq);
+	ck_toml(toml, 0, NULL);
+	dc_buf_init(&out);
+	ck_assert_int_eq(dc_import_config(&imp, "t", base, strlen(base), "base.json", &out, &diag), 0);
+	memset(&o, 0, sizeof(o));
+	o.model_file = model;
+	o.overrides = sets;
+	o.noverrides = nsets;
+	dc_diag_release(&diag);
+	dc_diag_init(&diag);
+	ck_assert_int_eq(dc_config_load_buffer_opts(out.data, out.len, "t", &o, cfg, &diag), 0);
+	dc_buf_release(&out);
+}
+
 START_TEST(torchtitan_flavors_left_refused)
 {
 	static const char *const refused[][2] = {
 		{"llama4", "17bx16e"}, {"llama4", "17bx128e"}, {"llama4", "17bx16e_irope"}, {"llama4", "17bx128e_irope"},
 		{"deepseek_v3", "671B"}, {"deepseek_v3", "236B"},
 	};
-	static const char base[] = "{\"cluster\": {\"num_nodes\": 4, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\", "
-				   "\"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"50 GB/s\"}}}";
 	static const struct dc_override l4_sets[] = {
 		{"model.attention_chunked=false", 0}, {"model.sliding_window=0", 0}, {"model.sliding_window_pattern=0", 0}};
 	static const struct dc_override ds_sets[] = {{"model.mtp_layers=0", 0}};
 	char toml[256], want[512];
-	struct dc_load_opts o;
 	struct dc_config cfg;
-	struct dc_buf out;
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
 		snprintf(toml, sizeof(toml), "[model]\nname = \"%s\"\nflavor = \"%s\"\n[activation_checkpoint]\nmode = \"none\"\n",
 			 refused[i][0], refused[i][1]);
@@ -686,18 +708,8 @@ START_TEST(torchtitan_flavors_left_refused)
 	}
 
 	/* llama4 17bx16e as --model llama-4-scout-17b-16e without the chunks */
-	ck_toml("[model]\nname = \"llama4\"\nflavor = \"17bx16e\"\n[training]\nseq_len = 8192\n"
-		"[activation_checkpoint]\nmode = \"none\"\n",
-		0, NULL);
-	dc_buf_init(&out);
-	ck_assert_int_eq(dc_import_config(&imp, "t", base, strlen(base), "base.json", &out, &diag), 0);
-	memset(&o, 0, sizeof(o));
-	o.model_file = "llama-4-scout-17b-16e";
-	o.overrides = l4_sets;
-	o.noverrides = sizeof(l4_sets) / sizeof(l4_sets[0]);
-	dc_diag_release(&diag);
-	dc_diag_init(&diag);
-	ck_assert_int_eq(dc_config_load_buffer_opts(out.data, out.len, "t", &o, &cfg, &diag), 0);
+	load_flavor("llama4", "17bx16e", 8192, "llama-4-scout-17b-16e", l4_sets, sizeof(l4_sets) / sizeof(l4_sets[0]),
+		    &cfg);
 	ck_assert_uint_eq(cfg.model.num_layers, 48);
 	ck_assert_uint_eq(cfg.model.hidden_size, 5120);
 	ck_assert_uint_eq(cfg.model.num_attention_heads, 40);
@@ -713,20 +725,9 @@ START_TEST(torchtitan_flavors_left_refused)
 	ck_assert_uint_eq(cfg.model.sliding_window, 0);
 	ck_assert_int_eq(cfg.model.attention_chunked, 0);
 	ck_assert_int_eq(cfg.model.tie_word_embeddings, 0);
-	dc_buf_release(&out);
 
 	/* deepseek_v3 671B as --model deepseek-v3 without its MTP module */
-	ck_toml("[model]\nname = \"deepseek_v3\"\nflavor = \"671B\"\n[training]\nseq_len = 4096\n"
-		"[activation_checkpoint]\nmode = \"none\"\n",
-		0, NULL);
-	dc_buf_init(&out);
-	ck_assert_int_eq(dc_import_config(&imp, "t", base, strlen(base), "base.json", &out, &diag), 0);
-	o.model_file = "deepseek-v3";
-	o.overrides = ds_sets;
-	o.noverrides = 1;
-	dc_diag_release(&diag);
-	dc_diag_init(&diag);
-	ck_assert_int_eq(dc_config_load_buffer_opts(out.data, out.len, "t", &o, &cfg, &diag), 0);
+	load_flavor("deepseek_v3", "671B", 4096, "deepseek-v3", ds_sets, 1, &cfg);
 	ck_assert_uint_eq(cfg.model.num_layers, 61);
 	ck_assert_uint_eq(cfg.model.hidden_size, 7168);
 	ck_assert_uint_eq(cfg.model.ffn_hidden_size, 18432);
@@ -746,7 +747,6 @@ START_TEST(torchtitan_flavors_left_refused)
 	ck_assert_uint_eq(cfg.model.v_head_dim, 128);
 	ck_assert_uint_eq(cfg.model.mtp_layers, 0);
 	ck_assert_int_eq(cfg.model.tie_word_embeddings, 0);
-	dc_buf_release(&out);
 }
 END_TEST
 
