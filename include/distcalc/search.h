@@ -61,6 +61,7 @@ struct dc_search_entry {
 	double step_time_s;      /* step.time_s */
 	double tokens_per_s_per_gpu;
 	double mfu;
+	double mfu_bf16_peak; /* step.mfu_bf16_peak: over the BF16 dense peak, whatever the format */
 };
 
 /* What the search did, honestly: every enumerated tuple is either

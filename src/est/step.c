@@ -2819,8 +2819,8 @@ static void step_rates(struct dc_step *s, const struct dc_batch *b, double world
 	s->gpu_s_per_token = tokens > 0 ? s->time_s * world / tokens : 0;
 }
 
-/* The FLOPs over step x world x peak: MFU, and unless `mfu_only` HFU,
- * the paper's HFU and MFU over the BF16 peak */
+/* The FLOPs over step x world x peak: MFU and MFU over the BF16 peak,
+ * and unless `mfu_only` HFU and the paper's HFU */
 static void step_utilisation(struct dc_step *s, const struct dc_plan *p, const struct dc_compute *c,
 			     const struct dc_flops *f, const struct dc_batch *b, double world, int mfu_only)
 {
@@ -2829,17 +2829,17 @@ static void step_utilisation(struct dc_step *s, const struct dc_plan *p, const s
 		return;
 	denom = s->time_s * world * c->peak_flops;
 	s->mfu = f->model_per_step / denom;
+	/* the convention torchtitan printed under float8 (its BF16
+	 * get_peak_flops) and the one FP8 and BF16 runs compare on
+	 * (docs/step-model.md section 4); a search's rows show it */
+	if (p->in->cluster.peak_flops > 0)
+		s->mfu_bf16_peak = f->model_per_step / (s->time_s * world * p->in->cluster.peak_flops);
 	if (mfu_only)
 		return;
 	s->mfu_causal = f->model_causal_per_step / denom;
 	s->hfu = f->hardware_per_step / denom;
 	s->hardware_flops_paper = korthikanti_hardware_flops(p, b);
 	s->hfu_paper = s->hardware_flops_paper / denom;
-	/* the convention torchtitan printed under float8 (its BF16
-	 * get_peak_flops) and the one FP8 and BF16 runs compare on
-	 * (docs/step-model.md section 4) */
-	if (p->in->cluster.peak_flops > 0)
-		s->mfu_bf16_peak = f->model_per_step / (s->time_s * world * p->in->cluster.peak_flops);
 }
 
 static void compose(const struct step_ctx *x, const struct dc_compute *c, const struct dc_flops *f,

@@ -462,6 +462,11 @@ int dc_profile_backend_note(const struct dc_plan *p, struct dc_diag *diag);
  * --calibrate-compute, the profile's SDPA kernel against the run's
  * default, and a winner whose layer is not the profile's. */
 struct dc_search_result;
+/* The highest step.mfu_bf16_peak of the published runs in p's format on
+ * p's compute die that the step model is checked against, with which
+ * runs they are into *row (sec_step.c); 0 where none holds p (another
+ * die or format, a --calibrate-compute profile, a peak of the config's). */
+double dc_published_mfu_bound(const struct dc_plan *p, const char **row);
 void dc_search_warn(const struct dc_plan *plan, const struct dc_search_result *s, struct dc_diag *diag);
 
 #endif

@@ -27,7 +27,7 @@ struct counts {
 struct input {
 	uint64_t rank, peak_bytes;
 	int in_space, fits, tight, step_available;
-	double step_time_s, tokens_per_s_per_gpu, mfu;
+	double step_time_s, tokens_per_s_per_gpu, mfu, mfu_bf16_peak;
 	const char *outside_why; /* why the space leaves it out (search.h input_outside) */
 };
 
@@ -52,7 +52,7 @@ struct row {
 	char rank_text[24];
 	const char *sharding, *recompute;
 	int sp, fits, tight, step_available;
-	double step_time_s, tokens_per_s_per_gpu, mfu;
+	double step_time_s, tokens_per_s_per_gpu, mfu, mfu_bf16_peak;
 	uint64_t peak_bytes;
 	struct dc_search_layout l;
 };
@@ -85,6 +85,7 @@ static void fill_row(const struct dc_search_entry *e, uint64_t rank, struct row 
 	o->step_time_s = e->step_time_s;
 	o->tokens_per_s_per_gpu = e->tokens_per_s_per_gpu;
 	o->mfu = e->mfu;
+	o->mfu_bf16_peak = e->mfu_bf16_peak;
 	o->peak_bytes = e->peak_bytes;
 	o->l = e->l;
 }
@@ -143,6 +144,7 @@ static const struct dc_field row_fields[] = {
 	{"step_time_s", "step", DC_U_SECONDS, DC_FT_F64, RW(step_time_s), .is_null = no_step},
 	{"tokens_per_s_per_gpu", "tokens/s/GPU", DC_U_PER_S, DC_FT_F64, RW(tokens_per_s_per_gpu), .is_null = no_step},
 	{"mfu", "MFU", DC_U_RATIO, DC_FT_F64, RW(mfu), .is_null = no_step},
+	{"mfu_bf16_peak", "MFU/BF16 peak", DC_U_RATIO, DC_FT_F64, RW(mfu_bf16_peak), .is_null = no_step},
 	{"peak_bytes", "peak", DC_U_BYTES, DC_FT_U64, RW(peak_bytes)},
 	{"fits", "fits", DC_U_NONE, DC_FT_BOOL, RW(fits)},
 	{"tight", "tight", DC_U_NONE, DC_FT_BOOL, RW(tight)},
@@ -246,6 +248,7 @@ static const struct dc_field input_fields[] = {
 	{"tokens_per_s_per_gpu", "tokens/s per GPU", DC_U_PER_S, DC_FT_F64, IV(tokens_per_s_per_gpu),
 	 .is_null = input_no_step},
 	{"mfu", "MFU", DC_U_RATIO, DC_FT_F64, IV(mfu), .is_null = input_no_step},
+	{"mfu_bf16_peak", "MFU/BF16 peak", DC_U_RATIO, DC_FT_F64, IV(mfu_bf16_peak), .is_null = input_no_step},
 	{"peak_bytes", "peak memory", DC_U_BYTES, DC_FT_U64, IV(peak_bytes)},
 	{"fits", "fits", DC_U_NONE, DC_FT_BOOL, IV(fits)},
 	{"tight", "tight (within 5% of the limit)", DC_U_NONE, DC_FT_BOOL, IV(tight)},
@@ -437,6 +440,7 @@ static void view(const struct dc_run *run, void *out)
 	v->input.step_time_s = r->input.step_time_s;
 	v->input.tokens_per_s_per_gpu = r->input.tokens_per_s_per_gpu;
 	v->input.mfu = r->input.mfu;
+	v->input.mfu_bf16_peak = r->input.mfu_bf16_peak;
 	v->input.peak_bytes = r->input.peak_bytes;
 	v->has_command = r->nbest > 0 && command(run, &r->best[0], v->command, sizeof(v->command)) == 0;
 	v->command_too_long = r->nbest > 0 && !v->has_command;
@@ -473,6 +477,28 @@ void dc_search_warn(const struct dc_plan *plan, const struct dc_search_result *s
 			     "buffers (docs/memory-conventions.md); check it against a run, or set search.headroom "
 			     "(0.05 keeps 5%% free) to rank only layouts with that margin",
 			     peak, 100.0 * (1.0 - (double)s->best[0].peak_bytes / (double)s->limit_bytes), gpu);
+	}
+	/* the layouts shown past the published runs' MFU the step model is
+	 * checked against, as a single run of each warns (sec_step.c): the
+	 * search ranks by the step model, so its best rows are where the
+	 * model is most optimistic (a trial's 70B search ranked ten layouts
+	 * at 0.66-0.68 first, "Warnings none") */
+	if (s->step_available) {
+		const char *row = NULL;
+		double bound = dc_published_mfu_bound(plan, &row);
+		uint64_t above = 0;
+		for (size_t i = 0; bound > 0 && i < s->nbest; i++)
+			above += s->best[i].step_available && s->best[i].mfu_bf16_peak > bound;
+		if (above)
+			dc_diag_warn(diag,
+				     "'search.best[].mfu_bf16_peak': %llu of the %llu layouts shown%s have an MFU over the "
+				     "BF16 peak above %.4f, the highest of the published %s (docs/compute-model.md, "
+				     "\"Hopper rows\"); the search ranks by the step model, so its best rows are where the model "
+				     "is least checked: check the winner against a run, or price the GPU's measured levels with "
+				     "--calibrate-compute (tools/gpu-probe.py)",
+				     (unsigned long long)above, (unsigned long long)s->nbest,
+				     s->best[0].step_available && s->best[0].mfu_bf16_peak > bound ? ", the best among them," : "",
+				     bound, row);
 	}
 	if (!pr || !s->step_available)
 		return;

@@ -836,9 +836,18 @@ static void axis_value(const char *text, size_t v, char *out)
 
 /* The points' warnings, each text once with the points that drew it (in
  * the order of the first point that did), so a warning no swept key
- * moves is said once, not at every point. */
+ * moves is said once, not at every point. Texts that differ in their
+ * figures alone (a warning that quotes the point's own MFU: a trial's
+ * sweep said the same 700 characters at eight points) are one warning,
+ * each figure that moves said as its least and greatest, "0.5093 to
+ * 0.6491". A figure is a run of digits not inside a word ("h100" is a
+ * word), with its sign, its "." and its thousands' ","s. */
 struct point_warning {
-	char *text;
+	char *text;      /* the first point's */
+	size_t nfig;     /* figures in it */
+	double *lo, *hi; /* each figure's least and greatest over the points */
+	size_t *lo_at, *hi_at; /* the texts' points that gave them, as w->points indexes */
+	char **said;     /* each point's text (for the figures' spelling), w->points' order */
 	size_t *points, npoints, alloc;
 };
 
@@ -850,19 +859,108 @@ struct point_warnings {
 static void point_warnings_free(struct point_warnings *pw)
 {
 	for (size_t i = 0; i < pw->n; i++) {
-		free(pw->w[i].text);
-		free(pw->w[i].points);
+		struct point_warning *w = &pw->w[i];
+		for (size_t k = 0; k < w->npoints; k++)
+			free(w->said[k]);
+		free(w->said);
+		free(w->text);
+		free(w->lo);
+		free(w->hi);
+		free(w->lo_at);
+		free(w->hi_at);
+		free(w->points);
 	}
 	free(pw->w);
 	memset(pw, 0, sizeof(*pw));
+}
+
+static int is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int is_word(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.';
+}
+
+/* The figure that starts at t[i], its length (0: none starts there) */
+static size_t figure_at(const char *t, size_t i)
+{
+	size_t j = i;
+	if (i > 0 && is_word(t[i - 1]))
+		return 0; /* inside a word: "h100", "v0.5" */
+	if ((t[j] == '-' || t[j] == '+') && is_digit(t[j + 1]))
+		j++;
+	if (!is_digit(t[j]))
+		return 0;
+	while (is_digit(t[j]) || ((t[j] == '.' || t[j] == ',') && is_digit(t[j + 1])))
+		j++;
+	return j - i;
+}
+
+static double figure_value(const char *t, size_t len)
+{
+	char buf[64];
+	size_t n = 0;
+	for (size_t i = 0; i < len && n + 1 < sizeof(buf); i++)
+		if (t[i] != ',')
+			buf[n++] = t[i];
+	buf[n] = '\0';
+	return strtod(buf, NULL);
+}
+
+/* 1 when a and b are the same text but for their figures' values; the
+ * figures counted into *nfig */
+static int same_but_figures(const char *a, const char *b, size_t *nfig)
+{
+	size_t i = 0, j = 0, n = 0;
+	for (;;) {
+		size_t fa = figure_at(a, i), fb = figure_at(b, j);
+		if (fa && fb) {
+			i += fa;
+			j += fb;
+			n++;
+		} else if (fa || fb || a[i] != b[j]) {
+			return 0;
+		} else if (!a[i]) {
+			*nfig = n;
+			return 1;
+		} else {
+			i++;
+			j++;
+		}
+	}
+}
+
+/* The k-th figure of t: its start and length */
+static const char *nth_figure(const char *t, size_t k, size_t *len)
+{
+	for (size_t i = 0; t[i];) {
+		size_t f = figure_at(t, i);
+		if (f && k-- == 0) {
+			*len = f;
+			return t + i;
+		}
+		i += f ? f : 1;
+	}
+	*len = 0;
+	return t;
 }
 
 /* Point `index` drew `text`. Returns 0, or -1 when out of memory. */
 static int point_warning_add(struct point_warnings *pw, const char *text, size_t index)
 {
 	struct point_warning *w = NULL;
+	size_t nfig = 0;
 	for (size_t i = 0; i < pw->n && !w; i++)
 		if (strcmp(pw->w[i].text, text) == 0)
+			w = &pw->w[i];
+	/* the same but for its figures, from a point that has not said it
+	 * (two such texts of one point stay two warnings) */
+	for (size_t i = 0; i < pw->n && !w; i++)
+		if (pw->w[i].npoints && pw->w[i].points[pw->w[i].npoints - 1] != index &&
+		    same_but_figures(pw->w[i].text, text, &nfig))
 			w = &pw->w[i];
 	if (!w) {
 		if (pw->n == pw->alloc) {
@@ -875,22 +973,83 @@ static int point_warning_add(struct point_warnings *pw, const char *text, size_t
 		}
 		w = &pw->w[pw->n];
 		memset(w, 0, sizeof(*w));
+		(void)same_but_figures(text, text, &w->nfig);
 		if (!(w->text = dc_strdup(text)))
 			return -1;
 		pw->n++;
+		if (w->nfig && (!(w->lo = dc_calloc(w->nfig, sizeof(*w->lo))) ||
+				!(w->hi = dc_calloc(w->nfig, sizeof(*w->hi))) ||
+				!(w->lo_at = dc_calloc(w->nfig, sizeof(*w->lo_at))) ||
+				!(w->hi_at = dc_calloc(w->nfig, sizeof(*w->hi_at)))))
+			return -1;
 	}
 	if (w->npoints && w->points[w->npoints - 1] == index)
 		return 0; /* one point saying it twice: said once */
 	if (w->npoints == w->alloc) {
 		size_t a = w->alloc ? 2 * w->alloc : 4;
 		size_t *g = dc_realloc(w->points, a * sizeof(*g));
+		char **h;
 		if (!g)
 			return -1;
 		w->points = g;
+		if (!(h = dc_realloc(w->said, a * sizeof(*h))))
+			return -1;
+		w->said = h;
 		w->alloc = a;
+	}
+	if (!(w->said[w->npoints] = dc_strdup(text)))
+		return -1;
+	for (size_t k = 0; k < w->nfig; k++) {
+		size_t len;
+		const char *f = nth_figure(text, k, &len);
+		double v = figure_value(f, len);
+		if (w->npoints == 0 || v < w->lo[k]) {
+			w->lo[k] = v;
+			w->lo_at[k] = w->npoints;
+		}
+		if (w->npoints == 0 || v > w->hi[k]) {
+			w->hi[k] = v;
+			w->hi_at[k] = w->npoints;
+		}
 	}
 	w->points[w->npoints++] = index;
 	return 0;
+}
+
+/* w's text with each figure that moves over its points as "least to
+ * greatest", as written at those points; into a new string (NULL: out of
+ * memory) */
+static char *point_warning_text(const struct point_warning *w)
+{
+	struct dc_buf b;
+	size_t k = 0;
+	dc_buf_init(&b);
+	for (size_t i = 0; w->text[i];) {
+		size_t f = figure_at(w->text, i);
+		if (!f) {
+			dc_buf_add(&b, w->text + i, 1);
+			i++;
+			continue;
+		}
+		if (w->lo[k] != w->hi[k]) {
+			size_t ll, hl;
+			const char *lo = nth_figure(w->said[w->lo_at[k]], k, &ll);
+			const char *hi = nth_figure(w->said[w->hi_at[k]], k, &hl);
+			dc_buf_add(&b, lo, ll);
+			dc_buf_add(&b, " to ", 4);
+			dc_buf_add(&b, hi, hl);
+		} else {
+			dc_buf_add(&b, w->text + i, f);
+		}
+		i += f;
+		k++;
+	}
+	dc_buf_add(&b, "", 1);
+	if (b.failed) {
+		dc_buf_release(&b);
+		return NULL;
+	}
+	return b.data;
 }
 
 /* The points of one warning as runs: "0-3, 7, 9-10", whole runs only,
@@ -1065,14 +1224,19 @@ static void point_warnings_say(const struct point_warnings *pw, const struct dc_
 {
 	for (size_t i = 0; i < pw->n; i++) {
 		const struct point_warning *w = &pw->w[i];
+		char *text;
 		if (w->npoints == 0)
 			continue; /* its first point's entry never made (out of memory) */
+		if (!(text = point_warning_text(w))) {
+			dc_diag_oom(diag);
+			return;
+		}
 		if (w->npoints == 1) {
 			char where[POINT_WHERE_MAX];
 			point_where(sw, &sw->points[w->points[0]], where, sizeof(where));
-			dc_diag_warn(diag, "sweep point %zu (%s): %s", w->points[0], where, w->text);
+			dc_diag_warn(diag, "sweep point %zu (%s): %s", w->points[0], where, text);
 		} else if (w->npoints == npoints) {
-			dc_diag_warn(diag, "every sweep point (%zu): %s", npoints, w->text);
+			dc_diag_warn(diag, "every sweep point (%zu): %s", npoints, text);
 		} else {
 			/* the values every one of its points shares, if any:
 			 * the axis the warning follows */
@@ -1091,8 +1255,9 @@ static void point_warnings_say(const struct point_warnings *pw, const struct dc_
 				}
 			}
 			point_runs(w, runs, sizeof(runs));
-			dc_diag_warn(diag, "sweep points %s (%zu of %zu%s): %s", runs, w->npoints, npoints, shared, w->text);
+			dc_diag_warn(diag, "sweep points %s (%zu of %zu%s): %s", runs, w->npoints, npoints, shared, text);
 		}
+		free(text);
 	}
 }
 

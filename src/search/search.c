@@ -426,6 +426,7 @@ static int eval_step(struct worker *w, struct dc_search_entry *e, int resharded)
 	e->step_time_s = r->step.time_s;
 	e->tokens_per_s_per_gpu = r->step.tokens_per_s_per_gpu;
 	e->mfu = r->step.mfu;
+	e->mfu_bf16_peak = r->step.mfu_bf16_peak;
 	return 0;
 }
 
@@ -456,7 +457,7 @@ static int eval_memory(struct worker *w, const struct dc_plan *from, struct dc_s
 	e->fits = e->peak_bytes <= w->sp->limit_bytes && r->memory.host_fits;
 	e->tight = dc_search_tight(e->peak_bytes, w->sp->limit_bytes);
 	e->step_available = 0;
-	e->step_time_s = e->tokens_per_s_per_gpu = e->mfu = 0;
+	e->step_time_s = e->tokens_per_s_per_gpu = e->mfu = e->mfu_bf16_peak = 0;
 	return 0;
 }
 
