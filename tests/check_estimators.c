@@ -45,6 +45,40 @@ static int all_bytes(const void *p, size_t n, unsigned char v)
 	return 1;
 }
 
+/* The ring section's two prices of one AllReduce over ranks 0..15 of two
+ * DGX H100 nodes (8 x 400 Gb/s NICs each), M = 4 GiB:
+ * - the course's lab, one ring with every hop on one NIC (B = 50 GB/s,
+ *   alpha 14 us): 2(p - 1)(alpha + M/(pB)) = 30 x (14 us + 4294967296 /
+ *   16 / 50e9 s = 5.36871 ms) = 161.481 ms, busbw about B;
+ * - the network model, as NCCL runs it over every NIC and NVLink: the
+ *   measured nccl-tests all_reduce_perf on two such nodes
+ *   (../shared/reference/nccl-tests-h100-2x8-ib.txt, 4 GiB out of place)
+ *   took 17,262 us, busbw 466.52 GB/s; within 5% of both.
+ * A trial read the lab's time as its run's; the two now stand side by side. */
+START_TEST(test_ring_lab_beside_the_network_model)
+{
+	struct dc_results *r = calloc(1, sizeof(*r));
+	ck_assert_ptr_nonnull(r);
+	fixture_json(&cfg, "{\"model\": {\"num_layers\": 32, \"hidden_size\": 4096, \"num_attention_heads\": 32, "
+			   "\"vocab_size\": 32000, \"seq_length\": 4096}, \"cluster\": {\"system\": \"dgx-h100\", "
+			   "\"num_nodes\": 2}, \"parallel\": {\"tp\": 8}, \"collective\": {\"message_size\": 4294967296}}");
+	fixture_plan(&cfg, &plan);
+	ck_assert_int_eq(dc_estimate(&plan, BIT(RING), r), 0);
+	ck_assert_uint_eq(r->ring.ranks, 16);
+	REL(r->ring.time_s, 30 * (14e-6 + 4294967296.0 / 16 / 50e9), 1e-12);
+	ck_assert(r->ring.have_net);
+	REL(r->ring.net_time_s, 17262e-6, 0.05);
+	REL(r->ring.net_busbw_GBps, 466.52, 0.05);
+	ck_assert(r->ring.time_s > 9 * r->ring.net_time_s);
+	/* one rank: nothing to price */
+	cfg.collective.ranks = 1;
+	fixture_plan(&cfg, &plan);
+	ck_assert_int_eq(dc_estimate(&plan, BIT(RING), r), 0);
+	ck_assert(!r->ring.have_net);
+	free(r);
+}
+END_TEST
+
 /* The step with the batch and the memory held: memory is not a need of
  * the step, so its member keeps whatever the caller left there (here a
  * pattern no estimator writes); the batch is read as held; the step's
@@ -146,6 +180,7 @@ int main(void)
 	int failed;
 
 	tcase_add_test(tc, test_held_rows_are_not_recomputed);
+	tcase_add_test(tc, test_ring_lab_beside_the_network_model);
 	tcase_add_test(tc, test_held_row_needs_nothing);
 	tcase_add_test(tc, test_held_compute_perturbed);
 	tcase_add_test(tc, test_held_flops_perturbed);

@@ -39,6 +39,13 @@ struct dc_ring {
 	int have_bw;                   /* algbw/busbw defined (time > 0) */
 	double algbw_GBps;             /* M / t, 10^9 B/s (nccl-tests) */
 	double busbw_GBps;             /* algbw x 2(p-1)/p (nccl-tests) */
+	/* the network model's price of the same AllReduce over ranks 0..p-1
+	 * (comm's: NCCL's algorithms on every link the ranks use), set by the
+	 * ring estimator beside the lab's one link a hop; have_net 0: none
+	 * (p < 2, or more ranks than the cluster's) */
+	int have_net;
+	double net_time_s, net_busbw_GBps;
+	const char *net_algorithm, *net_protocol; /* static */
 };
 
 struct dc_ring_event {

@@ -5,6 +5,7 @@
  * fills its own member of struct dc_results. */
 #include "distcalc/results.h"
 
+#include "distcalc/net.h"
 #include "distcalc/plan.h"
 
 /* The model's terms and its most loaded rank: both derived with the plan
@@ -54,7 +55,24 @@ static int memory_compute(const struct dc_plan *p, struct dc_results *r)
 
 static int ring_compute(const struct dc_plan *p, struct dc_results *r)
 {
+	struct dc_net_group g;
+	struct dc_net_choice ch;
 	dc_ring_compute(p->ring_ranks, p->ring_msg_bytes, &p->ring_link.params, p->ring_link.choice, &r->ring);
+	/* beside the lab's one ring, every hop on one link, what the network
+	 * model prices for the same AllReduce over the same ranks: NCCL runs
+	 * several rings (or trees) at once over every NIC and NVLink the ranks
+	 * have (a trial read the lab's time, 6 to 29 times longer on DGX and
+	 * p5 nodes, as the run's) */
+	if (p->ring_ranks < 2 || p->ring_ranks > p->world)
+		return 0;
+	dc_net_group_ranks(&p->net, 0, 1, p->ring_ranks, &g);
+	if (dc_net_time(&p->net, DC_COLL_ALL_REDUCE, &g, p->ring_msg_bytes, DC_NET_ALGO_AUTO, &ch) != 0)
+		return 0;
+	r->ring.have_net = 1;
+	r->ring.net_time_s = ch.time_s;
+	r->ring.net_busbw_GBps = ch.busbw_bytes_per_s / 1e9;
+	r->ring.net_algorithm = ch.algorithm;
+	r->ring.net_protocol = ch.protocol;
 	return 0;
 }
 

@@ -22,8 +22,8 @@ static void view(const struct dc_run *run, void *out)
 	 * are the network model's (docs/network-model.md) */
 	v->note = run->plan->in->collective.protocols_mask ||
 				  run->plan->in->collective.algorithm != DC_NET_ALGO_AUTO
-			  ? "the course's teaching ring over global ranks 0..p-1 (collective.*), not one of this layout's groups: those are under comm; collective.algorithm and collective.protocols are the network model's (comm, --experiment collectives), not this lab's"
-			  : "the course's teaching ring over global ranks 0..p-1 (collective.*), not one of this layout's groups: those are under comm";
+			  ? "the course's teaching ring over global ranks 0..p-1 (collective.*), one ring with every hop on one link B, not one of this layout's groups: those are under comm; NCCL runs several rings or trees at once over every NIC and NVLink of the ranks, which the network model prices (below: plan with that); collective.algorithm and collective.protocols are the network model's (comm, --experiment collectives), not this lab's"
+			  : "the course's teaching ring over global ranks 0..p-1 (collective.*), one ring with every hop on one link B, not one of this layout's groups: those are under comm; NCCL runs several rings or trees at once over every NIC and NVLink of the ranks, which the network model prices (below: plan with that)";
 	v->link = dc_link_choice_name(v->r.link_used);
 	v->bw_GBps = v->r.link.bw_bytes_per_s / 1e9;
 	v->chunk_bytes = v->r.chunk_base_bytes + (v->r.chunk_rem ? 1 : 0);
@@ -32,6 +32,11 @@ static void view(const struct dc_run *run, void *out)
 static int no_bw(const void *base)
 {
 	return !((const struct view *)base)->r.have_bw;
+}
+
+static int no_net(const void *base)
+{
+	return !((const struct view *)base)->r.have_net;
 }
 
 struct rank_row {
@@ -118,6 +123,11 @@ static const struct dc_field fields[] = {
 	{"time_s", "time 2(p-1)(alpha + M/(pB))", DC_U_SECONDS, DC_FT_F64, R(time_s)},
 	{"algbw_GBps", "algbw M/t", DC_U_GBPS, DC_FT_F64, R(algbw_GBps), .is_null = no_bw},
 	{"busbw_GBps", "busbw algbw*2(p-1)/p", DC_U_GBPS, DC_FT_F64, R(busbw_GBps), .is_null = no_bw},
+	{"network_model_time_s", "network model: time", DC_U_SECONDS, DC_FT_F64, R(net_time_s),
+	 .is_null = no_net},
+	{"network_model_busbw_GBps", "network model: busbw", DC_U_GBPS, DC_FT_F64, R(net_busbw_GBps), .is_null = no_net},
+	{"network_model_algorithm", "network model: algorithm", DC_U_NONE, DC_FT_STR, R(net_algorithm), .is_null = no_net},
+	{"network_model_protocol", "network model: protocol", DC_U_NONE, DC_FT_STR, R(net_protocol), .is_null = no_net},
 	{"events_total", "transfer events", DC_U_COUNT, DC_FT_U64, R(events)},
 	{"per_rank", "Bytes per rank", DC_U_NONE, DC_FT_ROWS, 0, .sub = &rank_table, .rows = &rank_rows},
 	{"events", "Transfer events (one per rank per round)", DC_U_NONE, DC_FT_ROWS, 0, .sub = &event_table,
