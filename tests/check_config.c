@@ -262,11 +262,11 @@ START_TEST(test_keys_without_effect)
 	ck_assert_str_eq(got, "");
 
 	/* Megatron-LM runs neither ZeRO-2 nor torch.compile: priced as given */
-	ck_assert_int_eq(load_said(base, (const char *const[]){"training.framework=megatron", "parallel.sharding=zero2"}, 2,
+	ck_assert_int_eq(load_said(base, (const char *const[]){"training.framework=megatron", "precision.preset=megatron", "parallel.sharding=zero2"}, 3,
 				   0, got, sizeof(got)),
 			 0);
 	ck_assert_str_eq(got, "--set: 'parallel.sharding': \"zero2\" is not a Megatron-LM sharding (its distributed optimizer is \"zero1\", --use-torch-fsdp2 \"fsdp\"), but training.framework is \"megatron\": it is priced as given, as ZeRO-2 (gradients reduce-scattered every microbatch, no overlap.param_gather); set parallel.sharding to \"zero1\" or \"fsdp\", or training.framework to \"deepspeed\"");
-	ck_assert_int_eq(load_said(base, (const char *const[]){"training.framework=megatron", "training.compile=true"}, 2, 0,
+	ck_assert_int_eq(load_said(base, (const char *const[]){"training.framework=megatron", "precision.preset=megatron", "training.compile=true"}, 3, 0,
 				   got, sizeof(got)),
 			 0);
 	ck_assert_str_eq(got, "--set: 'training.compile': true is torch.compile of each block (torchtitan's [compile]), which Megatron-LM does not run, but training.framework is \"megatron\": it is priced as given, with Inductor's fusions; drop the key, or set training.framework to \"torchtitan\"");
@@ -299,8 +299,22 @@ START_TEST(test_keys_without_effect)
 				   0, got, sizeof(got)),
 			 0);
 	ck_assert_msg(strstr(got, "priced as given, as ZeRO-2;") != NULL, "%s", got);
+	ck_assert_int_eq(load_said(base, (const char *const[]){"training.framework=torchtitan", "parallel.sharding=fsdp",
+							     "precision.preset=fsdp2"},
+				   3, 0, got, sizeof(got)),
+			 0);
+	ck_assert_str_eq(got, "");
+	/* FSDP under torchtitan without its preset: FSDP2's FP32 shards and
+	 * reduce are the fsdp2 preset's, which the framework does not set */
 	ck_assert_int_eq(load_said(base, (const char *const[]){"training.framework=torchtitan", "parallel.sharding=fsdp"}, 2,
 				   0, got, sizeof(got)),
+			 0);
+	ck_assert_str_eq(got, "--set: 'precision.preset': left at \"course\" (2-byte gradients, BF16 shards), but training.framework is \"torchtitan\", whose FSDP2 keeps FP32 parameter shards and reduces the gradients in FP32 (mixed_precision_param \"bfloat16\" gathers, mixed_precision_reduce \"float32\": torchtitan/config/configs.py:94-102 at b5bcd76c); set precision.preset \"fsdp2\" to price them so, or give precision.grad_bytes");
+	/* under megatron, unless the gradients' bytes are given */
+	ck_assert_int_eq(load_said(base, (const char *const[]){"training.framework=megatron"}, 1, 0, got, sizeof(got)), 0);
+	ck_assert_msg(strstr(got, "whose --bf16 runs accumulate and reduce the gradients in FP32") != NULL, "%s", got);
+	ck_assert_int_eq(load_said(base, (const char *const[]){"training.framework=megatron", "precision.grad_bytes=2"}, 2, 0,
+				   got, sizeof(got)),
 			 0);
 	ck_assert_str_eq(got, "");
 }
@@ -475,7 +489,7 @@ START_TEST(test_value_errors)
 	expect_error(edit("\"gpu_memory\": \"80 GiB\"", "\"gpu_memory\": \"80G\""), NULL, 0, DC_ERR_CONFIG,
 		     "t.json: error: 'cluster.gpu_memory': ambiguous unit 'G': write '80 GB' (10^9 bytes) or '80 GiB' (2^30 bytes)");
 	expect_error(edit("\"300 GB/s\"", "\"0 GB/s\""), NULL, 0, DC_ERR_CONFIG,
-		     "t.json: error: 'cluster.intra_node.bandwidth': must be at least 1, got \"0 GB/s\"");
+		     "t.json: error: 'cluster.intra_node.bandwidth': must be at least 1 bytes/s, got \"0 GB/s\" (0 bytes/s)");
 	expect_error(edit("\"parallel\": {\"tp\": 4}", "\"parallel\": {\"tp\": 4, \"sharding\": \"zero4\"}"), NULL, 0,
 		     DC_ERR_CONFIG,
 		     "t.json: error: 'parallel.sharding': unknown value \"zero4\"; did you mean \"zero1\" or \"zero2\"? (expected one of \"none\", \"zero1\", \"zero2\", \"fsdp\")");
@@ -2391,18 +2405,18 @@ END_TEST
 START_TEST(test_sm_count_floor)
 {
 	static const char *const mega16[] = {"training.framework=megatron", "parallel.sequence_parallel=true",
-					     "overlap.tp=true", "cluster.sm_count=16"};
+					     "overlap.tp=true", "cluster.sm_count=16", "precision.preset=megatron"};
 	static const char *const mega17[] = {"training.framework=megatron", "parallel.sequence_parallel=true",
-					     "overlap.tp=true", "cluster.sm_count=17"};
+					     "overlap.tp=true", "cluster.sm_count=17", "precision.preset=megatron"};
 	static const char *const titan16[] = {"training.framework=torchtitan", "parallel.sequence_parallel=true",
 					      "training.compile=true", "overlap.tp=true", "cluster.sm_count=16"};
 	struct dc_config cfg;
 	struct dc_diag d;
 	char nomem[4096];
 
-	expect_error(base, mega16, 4, DC_ERR_CONFIG,
+	expect_error(base, mega16, 5, DC_ERR_CONFIG,
 		     "--set: error: 'cluster.sm_count': Megatron's --tp-comm-overlap (overlap.tp true, training.framework \"megatron\") keeps 16 SMs for communication (Transformer Engine's userbuffers num_sm), so it needs more than 16 SMs, got 16; set overlap.tp false or give more SMs");
-	ck_assert_int_eq(load(base, mega17, 4, &cfg, &d), 0);
+	ck_assert_int_eq(load(base, mega17, 5, &cfg, &d), 0);
 	ck_assert_uint_eq(cfg.cluster.sm_count, 17);
 	dc_diag_release(&d);
 	/* torchtitan's async TP runs its transfers on copy engines: no SMs kept */

@@ -106,6 +106,10 @@ START_TEST(test_bytes_errors)
 	/* an exponent out of range is named as such: 1e-400 GiB is not "too large" */
 	bytes_err("1e-400 GiB", "'1e-400 GiB': the exponent must be from -60 to 60");
 	bytes_err("nan B", "expected a number followed by a unit, like '80 GiB', got 'nan B'");
+	/* a decimal comma, whatever the locale: the separator is '.' */
+	bytes_err("79,5 GiB", "'79,5': the decimal separator is '.', whatever the locale: write '79.5 GiB'");
+	bw_err("12,25GB/s", "'12,25': the decimal separator is '.', whatever the locale: write '12.25GB/s'");
+	time_err("2,5 us", "'2,5': the decimal separator is '.', whatever the locale: write '2.5 us'");
 }
 END_TEST
 

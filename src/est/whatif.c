@@ -177,7 +177,7 @@ static int slow_network(const struct dc_plan *base, const struct dc_results *res
 	for (int i = 0; i < DC_STRAT_COUNT; i++)
 		if (res->comm.s[i].in_play && w->res.comm.s[i].time_s != res->comm.s[i].time_s)
 			detail(w, id, strat_comm[i], DC_WHATIF_SECONDS, res->comm.s[i].time_s, w->res.comm.s[i].time_s);
-	detail(w, id, "nccl-tests all_reduce_perf busbw between the two nodes at collective.max_bytes",
+	detail(w, id, "nccl-tests all_reduce_perf busbw over the slowed node and its neighbour (all their GPUs) at collective.max_bytes",
 	       DC_WHATIF_BYTES_PER_S, nccl_busbw(&base->net, in, w->node), nccl_busbw(&w->plan.net, in, w->node));
 	if (!res->step.available) {
 		s->missing = res->step.missing;

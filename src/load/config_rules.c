@@ -764,12 +764,18 @@ static int rule_ep(struct loader *l)
 		dc_cfg_errorf(l, KEY_PARALLEL_ORDER, "%s, got \"%s\" with pp %llu", why, p->order_text,
 		       (unsigned long long)p->pp);
 	else {
-		char d[160];
+		char d[160], hint[96] = "";
+		uint64_t ranks = p->tp * p->dp * cp, etp_used = lay.etp ? lay.etp : p->tp;
+		/* experts whole on each rank (etp 1, DeepSeek-V3's recipes)
+		 * when ep alone divides the stage's ranks: say so (a trial's
+		 * tp 2 broke a config whose etp followed tp) */
+		if (etp_used > 1 && ranks % ep == 0)
+			snprintf(hint, sizeof(hint), "; --set parallel.etp=1 (each expert whole on its rank) would fit");
 		/* a --set of etp alone broke it: name that --set */
 		dc_cfg_errorf(l, l->from_set[k_etp] && !l->from_set[k_ep] ? k_etp : blame_dp(l, k_ep),
-		       "'parallel.ep': ep x etp (%llu x %llu) must divide tp x dp x cp (%llu x %llu x %llu), the ranks of a stage that the expert layers regroup (Megatron-Core's MoE parallel folding)%s",
+		       "'parallel.ep': ep x etp (%llu x %llu) must divide tp x dp x cp (%llu x %llu x %llu), the ranks of a stage that the expert layers regroup (Megatron-Core's MoE parallel folding)%s%s",
 		       (unsigned long long)ep, (unsigned long long)etp, (unsigned long long)p->tp,
-		       (unsigned long long)p->dp, (unsigned long long)cp, dp_derived(l, d, sizeof(d)));
+		       (unsigned long long)p->dp, (unsigned long long)cp, dp_derived(l, d, sizeof(d)), hint);
 	}
 	if (why)
 		return 0;
@@ -2992,7 +2998,28 @@ static int rule_framework_runs(struct loader *l)
 	enum dc_framework f = c->training.framework;
 	int fp8 = c->precision.compute == DC_COMPUTE_FP8;
 
+	/* the framework's own state bytes are a precision preset's, which
+	 * training.framework does not set (a public key of its own): left at
+	 * "course" (2-byte gradients) a trial's Megatron 70B peak was 4.4 GiB
+	 * low and its torchtitan FSDP traffic 25% low, without a word */
+	if (!seen(l, KEY_PRECISION_PRESET) && !seen(l, KEY_PRECISION_GRAD_BYTES) && c->precision.grad_bytes == 2) {
+		if (f == DC_FRAMEWORK_MEGATRON)
+			dc_cfg_warnf(l, KEY_TRAINING_FRAMEWORK,
+				     "'precision.preset': left at \"course\" (2-byte gradients), but training.framework is \"megatron\", whose --bf16 runs accumulate and reduce the gradients in FP32 (megatron/training/arguments.py:1204-1216 at d98e8a64, unless --grad-reduce-in-bf16); set precision.preset \"megatron\" to price them so, or give precision.grad_bytes");
+		else if (f == DC_FRAMEWORK_TORCHTITAN && p->sharding == DC_SHARD_FSDP)
+			dc_cfg_warnf(l, KEY_TRAINING_FRAMEWORK,
+				     "'precision.preset': left at \"course\" (2-byte gradients, BF16 shards), but training.framework is \"torchtitan\", whose FSDP2 keeps FP32 parameter shards and reduces the gradients in FP32 (mixed_precision_param \"bfloat16\" gathers, mixed_precision_reduce \"float32\": torchtitan/config/configs.py:94-102 at b5bcd76c); set precision.preset \"fsdp2\" to price them so, or give precision.grad_bytes");
+	}
 	if (f == DC_FRAMEWORK_MEGATRON) {
+		/* Megatron-Core steps Adam with Transformer Engine's FusedAdam,
+		 * or Apex's, torch's AdamW only where neither is installed
+		 * (megatron/core/optimizer/__init__.py:11-33 at d98e8a64); a
+		 * trial's foreach under megatron drew no word */
+		if (c->training.optimizer_implementation == DC_OPT_IMPL_FOREACH &&
+		    seen(l, KEY_TRAINING_OPTIMIZER_IMPLEMENTATION) && p->offload == DC_OFFLOAD_NONE)
+			warn_key(l, KEY_TRAINING_OPTIMIZER_IMPLEMENTATION,
+				 "is torch's foreach AdamW, which Megatron-Core runs only where neither Transformer Engine's nor Apex's FusedAdam is installed (megatron/core/optimizer/__init__.py:11-33 at d98e8a64), but training.framework is \"megatron\": it is priced as given",
+				 "set training.optimizer_implementation to \"fused\", or training.framework to \"custom\" or \"torchtitan\"");
 		/* Megatron's recipes: megatron/core/enums.py:12-19 (Fp8Recipe:
 		 * delayed, tensorwise, mxfp8, blockwise, custom) and
 		 * transformer_config.py:594, the Literal its --fp8-recipe takes
@@ -3283,11 +3310,11 @@ static const struct rule rules[] = {
 	  KEYS("training.loss_chunks", "training.micro_batch_size", "model.seq_length", "parallel.cp", "model.mtp_layers",
 	       "parallel.pipeline_schedule")},
 	 rule_loss_chunks},
-	{{"what training.framework runs: under megatron, fp8_recipe rowwise, pipeline_schedule dualpipe, dualpipev or zero_bubble, recompute op and loss_chunks above 1, which Megatron-LM does not run, are priced as given, with a warning, and a MoE model at tp > 1 needs sequence_parallel (Megatron-Core's MoE layer raises in training without it: megatron/core/transformer/moe/moe_layer.py:636-640), sharding fsdp (--use-torch-fsdp2) needs pp 1 and ep 1 (megatron/training/arguments.py:1034-1037), and fp8_lm_head with compute fp8 needs fp8_recipe mxfp8 (megatron/core/transformer/transformer_config.py:1572-1575, Megatron-LM d98e8a64); under deepspeed, pp > 1 needs sharding none or zero1 (deepspeed/runtime/pipe/engine.py:76-77, DeepSpeed edaa7221) and a schedule other than 1f1b (interleaved, dualpipe, dualpipev, zero_bubble; engine.py:389 runs TrainSchedule) is priced as given, with a warning, as is dp_replicate > 1 with sharding zero1 or zero2 (DeepSpeed's ZeRO-1/2 shard over the whole dp group, engine.py:2382-2410; its hybrid sharding, MiCS, is ZeRO-3's: engine.py:2468-2469); under torchtitan, recompute selective (Megatron's attention-core recompute; torchtitan's selective is per op, recompute op), fp8_recipe delayed and current (tensorwise, which torchtitan ran until 6348d93d), attention fp8 and overlap.ep a2a_1f1b (Megatron-Core's combined 1F1B) are priced as given, with a warning; precision.preset fsdp2 with offload optimizer (FSDP2 offloads parameters too) warns",
+	{{"what training.framework runs: a precision.preset left out (course, 2-byte gradients) warns under megatron (FP32 main gradients) and under torchtitan with sharding fsdp (FSDP2's FP32 shards and reduce), unless precision.grad_bytes is given; under megatron, fp8_recipe rowwise, pipeline_schedule dualpipe, dualpipev or zero_bubble, recompute op, loss_chunks above 1 and optimizer_implementation foreach (without an offload), which Megatron-LM does not run, are priced as given, with a warning, and a MoE model at tp > 1 needs sequence_parallel (Megatron-Core's MoE layer raises in training without it: megatron/core/transformer/moe/moe_layer.py:636-640), sharding fsdp (--use-torch-fsdp2) needs pp 1 and ep 1 (megatron/training/arguments.py:1034-1037), and fp8_lm_head with compute fp8 needs fp8_recipe mxfp8 (megatron/core/transformer/transformer_config.py:1572-1575, Megatron-LM d98e8a64); under deepspeed, pp > 1 needs sharding none or zero1 (deepspeed/runtime/pipe/engine.py:76-77, DeepSpeed edaa7221) and a schedule other than 1f1b (interleaved, dualpipe, dualpipev, zero_bubble; engine.py:389 runs TrainSchedule) is priced as given, with a warning, as is dp_replicate > 1 with sharding zero1 or zero2 (DeepSpeed's ZeRO-1/2 shard over the whole dp group, engine.py:2382-2410; its hybrid sharding, MiCS, is ZeRO-3's: engine.py:2468-2469); under torchtitan, recompute selective (Megatron's attention-core recompute; torchtitan's selective is per op, recompute op), fp8_recipe delayed and current (tensorwise, which torchtitan ran until 6348d93d), attention fp8 and overlap.ep a2a_1f1b (Megatron-Core's combined 1F1B) are priced as given, with a warning; precision.preset fsdp2 with offload optimizer (FSDP2 offloads parameters too) warns",
 	  KEYS("training.framework", "precision.fp8_recipe", "precision.fp8_lm_head", "precision.compute",
 	       "precision.attention", "parallel.pipeline_schedule", "training.recompute", "parallel.pp",
 	       "parallel.sharding", "precision.preset", "parallel.offload", "parallel.dp_replicate",
-	       "training.loss_chunks", "overlap.ep")},
+	       "training.loss_chunks", "overlap.ep", "precision.grad_bytes", "training.optimizer_implementation")},
 	 rule_framework_runs},
 	{{"pipeline_schedule_microbatches divides grad_accum_steps; at pp 1 it has no effect and warns, and under training.framework megatron or deepspeed (one schedule a step) a value below grad_accum_steps warns, priced as given",
 	  KEYS("parallel.pipeline_schedule_microbatches", "training.grad_accum_steps", "parallel.pp", "training.framework")},

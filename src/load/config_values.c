@@ -598,7 +598,11 @@ static int read_real(struct loader *l, int ki, const cJSON *v, enum dc_quantity 
 		char want[64];
 		lower_bound_text(k, want, sizeof(want));
 		if (q == DC_Q_BANDWIDTH && cJSON_IsString(v))
-			dc_cfg_errorf(l, ki, "'%s': %s, got \"%s\"", k->info.path, want, v->valuestring);
+			/* the bound is in bytes/s, the text maybe in bits: "7 b/s"
+			 * is 0.875 bytes/s (a trial read "at least 1, got 7" as a
+			 * contradiction) */
+			dc_cfg_errorf(l, ki, "'%s': %s bytes/s, got \"%s\" (%g bytes/s)", k->info.path, want,
+				      v->valuestring, *out);
 		else
 			dc_cfg_errorf(l, ki, "'%s': %s, got %s", k->info.path, want, describe(l, v));
 		return -1;

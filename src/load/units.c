@@ -145,6 +145,16 @@ static void explain_unit(enum dc_quantity q, const struct split *sp, char *err, 
 			 n, sp->num, q == DC_Q_BYTES ? "GiB" : q == DC_Q_BANDWIDTH ? "GB/s" : "us");
 		return;
 	}
+	/* a decimal comma ("79,5 GiB", a German or French habit): the number
+	 * stopped at the comma; say which separator the parser reads */
+	if (u[0] == ',' && isdigit((unsigned char)u[1])) {
+		size_t d = 1;
+		while (isdigit((unsigned char)u[d]))
+			d++;
+		snprintf(err, errlen, "'%.*s%.*s': the decimal separator is '.', whatever the locale: write '%.*s.%.*s%s'",
+			 n, sp->num, (int)d, u, n, sp->num, (int)d - 1, u + 1, u + d);
+		return;
+	}
 	if (q == DC_Q_TIME) {
 		snprintf(err, errlen, "unknown time unit '%s' (units are case-sensitive): use s, ms, us or ns, like '%.*s us'",
 			 u, n, sp->num);

@@ -781,6 +781,21 @@ static void warn(const struct dc_plan *plan, const struct dc_results *res, const
 			return; /* the estimator's error is reported where it runs */
 		m = &own;
 	}
+	if (!m->top.fits) {
+		/* said as a tight fit is: a CI job gating on summary.warnings, or a
+		 * reader of stderr, saw a rank within 5% flagged and one 67 GiB
+		 * over not (a trial); the exit status stays 0 (README, "Pinning
+		 * a budget": summary.shortfall_bytes is the budget to pin) */
+		uint64_t gpu = plan->in->cluster.gpu_mem_bytes;
+		dc_diag_warn(diag,
+			     "'cluster.gpu_memory': the most loaded rank's peak, %.3f GiB (%llu bytes), is %.3f GiB "
+			     "(summary.shortfall_bytes %llu) over the %.3f GiB of GPU memory: this plan does not fit, and "
+			     "its times are those of a run that could not start; shard or offload more, recompute more, "
+			     "take a smaller micro batch, or let the layout search (--experiment search) find one that fits",
+			     (double)m->top.peak_bytes / 1073741824.0, (unsigned long long)m->top.peak_bytes,
+			     (double)m->top.shortfall_bytes / 1073741824.0, (unsigned long long)m->top.shortfall_bytes,
+			     (double)gpu / 1073741824.0);
+	}
 	if (m->top.fits && dc_search_tight(m->top.peak_bytes, plan->in->cluster.gpu_mem_bytes)) {
 		/* fits on paper, within 5% (as the layout search's `tight`):
 		 * what the ledger leaves out, and a card's usable memory below
@@ -799,7 +814,7 @@ static void warn(const struct dc_plan *plan, const struct dc_results *res, const
 			     (double)m->top.peak_bytes / 1073741824.0, (unsigned long long)m->top.peak_bytes,
 			     (double)left / 1073741824.0, 100.0 * (double)left / (double)gpu, (double)gpu / 1073741824.0,
 			     hbm3 ? ", and an HBM3 or HBM3e card's usable memory is below its data sheet's (an H100 SXM5 "
-				    "80GB reports 79.65 GiB; docs/compute-model.md, \"The presets\")"
+				    "80GB, for one, reports 79.65 GiB; docs/compute-model.md, \"The presets\")"
 				  : "",
 			     hbm3 ? "give cluster.gpu_memory the memory nvidia-smi reports, " : "");
 	}

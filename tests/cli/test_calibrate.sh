@@ -23,7 +23,11 @@ check() { # NAME LOG...
 	# shellcheck disable=SC2086
 	"$bin" --config "$cfg" --only calibration --format json --all $args >"$work/$name.json" 2>"$work/$name.err" ||
 		{ fail "$name: exit $?: $(cat "$work/$name.err")"; return; }
-	[ -s "$work/$name.err" ] && fail "$name: stderr: $(cat "$work/$name.err")"
+	# the cluster's config is a model on the default layout, which does
+	# not fit its GPUs: the memory section's warning about that is the
+	# model's, not the calibration's, and is left out of the check
+	grep -v "this plan does not fit" "$work/$name.err" >"$work/$name.err2"
+	[ -s "$work/$name.err2" ] && fail "$name: stderr: $(cat "$work/$name.err2")"
 	paste "$name"
 	python3 - "$work/$name.json" "$name" <<'PY' || fails=$((fails + 1))
 import json, sys
