@@ -13,7 +13,11 @@
  * so the table, JSON and CSV sinks render it unchanged. Metrics are JSON
  * paths of the experiment's report ("summary.peak_bytes",
  * "memory.per_rank.phases[1].total_bytes"): a scalar keeps its key as the
- * column key, its unit and its type. docs/sweeps.md shows every column.
+ * column key, its unit and its type, a text its whole text. A JSON-valued
+ * field ("search.best[0].layout") is its JSON value, and a path may go on
+ * inside it as --check-max's does ("search.best[0].layout.parallel.tp"),
+ * the values then taking their JSON type. docs/sweeps.md shows every
+ * column.
  *
  * Like the rest of the library this never prints: errors go to the diag.
  */
@@ -90,7 +94,9 @@ const char *dc_sweep_default_metrics(const struct dc_experiment *exp);
 /* Runs `exp` at every point of the grid `axes[0..naxes)` (each checked by
  * dc_sweep_axis_check) and returns the sweep's report, or NULL with the
  * reason in `diag`: DC_ERR_USAGE for a metric path the experiment has no
- * scalar at (the message names it), too many points or metrics;
+ * scalar at (the message names it; a path inside a JSON value that no
+ * point's value has is found once the points ran), too many points (the
+ * message says how many) or metrics;
  * DC_ERR_INPUT when the config or model file cannot be read;
  * DC_ERR_INTERNAL when out of memory. `metrics` is a comma-separated list
  * of paths, NULL for dc_sweep_default_metrics (after the GPU count,

@@ -169,13 +169,11 @@ static void drop_metric(struct dc_sweep *sw, size_t k)
 	memmove(&sw->metric[k], &sw->metric[k + 1], rest * sizeof(sw->metric[0]));
 	for (size_t i = 0; i < sw->npoints; i++) {
 		struct dc_sweep_point *pt = &sw->points[i];
+		free(pt->text[k]); /* on the heap until pack_texts, which runs after */
 		memmove(&pt->null[k], &pt->null[k + 1], rest * sizeof(pt->null[0]));
 		memmove(&pt->cell[k], &pt->cell[k + 1], rest * sizeof(pt->cell[0]));
 		memmove(&pt->text[k], &pt->text[k + 1], rest * sizeof(pt->text[0]));
-		/* a text cell points into its own text[] */
-		for (size_t j = k; j < k + rest; j++)
-			if (sw->metric[j].type == DC_FT_STR && !pt->null[j])
-				pt->cell[j].s = pt->text[j];
+		pt->text[k + rest] = NULL;
 	}
 	sw->nmetrics--;
 }
@@ -289,7 +287,7 @@ static int same_metrics(const struct dc_sweep *sw, const struct dc_sweep_point *
 				return 0;
 			break;
 		default:
-			if (strcmp(a->text[k], b->text[k]) != 0)
+			if (strcmp(a->cell[k].s, b->cell[k].s) != 0)
 				return 0;
 			break;
 		}
@@ -486,10 +484,215 @@ static const struct dc_field *find_key(const struct dc_fields *fs, const struct 
 	return NULL;
 }
 
+/* ---- a path inside a JSON-valued field ----
+ *
+ * A field whose text is a JSON value (struct dc_field.json_value: the
+ * search's best[].layout) is an object in the report's JSON, and
+ * --check-max reads inside it ('search.best[0].layout.parallel.tp': its
+ * keys hold dots). The field tables end there, so the rest of a metric's
+ * path is read in each point's text: a key is the longest member's name
+ * that the path goes on with ("parallel.tp" before "parallel"), a row an
+ * index ("[1]"). The texts are the report's own (well-formed): these
+ * readers only must not run past a bad one. */
+
+static const char *json_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	return p;
+}
+
+/* The end of the JSON value at p (no blanks before it), or NULL. */
+static const char *json_skip(const char *p)
+{
+	int depth = 0;
+	if (*p != '{' && *p != '[' && *p != '"') {
+		const char *q = p;
+		while (*q && !strchr(",:]} \t\r\n", *q))
+			q++;
+		return q > p ? q : NULL;
+	}
+	for (;; p++) {
+		if (!*p)
+			return NULL;
+		if (*p == '"') {
+			for (p++; *p != '"'; p++)
+				if (!*p || (*p == '\\' && !*++p))
+					return NULL;
+			if (depth == 0)
+				return p + 1;
+		} else if (*p == '{' || *p == '[') {
+			depth++;
+		} else if ((*p == '}' || *p == ']') && --depth == 0) {
+			return p + 1;
+		}
+	}
+}
+
+/* Whether `rest` is a path a JSON value can hold: keys (any bytes but '.'
+ * and '['; a member's name may hold dots, matched whole by json_find) and
+ * row indexes, "parallel.tp", "[0].x". */
+static int json_path_ok(const char *rest)
+{
+	while (*rest) {
+		if (*rest == '[') {
+			const char *q = rest + 1;
+			while (*q >= '0' && *q <= '9')
+				q++;
+			if (q == rest + 1 || q - rest > 19 || *q != ']')
+				return 0;
+			rest = q + 1;
+		} else {
+			size_t n = strcspn(rest, ".[");
+			if (n == 0)
+				return 0;
+			rest += n;
+		}
+		if (*rest == '.' && (!rest[1] || rest[1] == '.' || rest[1] == '['))
+			return 0;
+		if (*rest == '.')
+			rest++;
+	}
+	return 1;
+}
+
+/* The member name at p (a JSON string) decoded into buf: its length, or
+ * (size_t)-1; *end past its closing quote. */
+static size_t json_key(const char *p, char *buf, size_t len, const char **end)
+{
+	const char *q = json_skip(p);
+	if (*p != '"' || !q || (size_t)(q - p) >= len)
+		return (size_t)-1;
+	*end = q;
+	return dc_json_string_text(buf, len, p, (size_t)(q - p));
+}
+
+/* What m->miss adds about the object at `obj`, which has no member
+ * `want`: "; did you mean 'PREFIX.NAME'?" when a name is 1 to 3 edits
+ * away (as resolve_static says it), else its names, as many as the line
+ * holds, so the next try is not a guess. */
+static void json_miss_names(struct dc_sweep_metric *m, const char *prefix, size_t prefix_len, const char *obj,
+			    const char *want, size_t want_len)
+{
+	char names[300], key[128], near[128];
+	size_t used = 0, shown = 0, more = 0, best = want_len / 2 < 3 ? want_len / 2 + 1 : 4;
+	const char *p = json_ws(obj + 1), *end;
+	size_t at = strlen(m->miss);
+	near[0] = names[0] = '\0';
+	while (*p == '"') {
+		size_t n = json_key(p, key, sizeof(key), &end), d;
+		if (n == (size_t)-1 || *(p = json_ws(end)) != ':' || !(end = json_skip(json_ws(p + 1))))
+			break;
+		if ((d = dc_edit_distance(want, want_len, key, 1)) < best) {
+			best = d;
+			snprintf(near, sizeof(near), "%s", key);
+		}
+		if (used + n + 16 < sizeof(names)) {
+			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", shown ? ", " : "", key);
+			shown++;
+		} else {
+			more++;
+		}
+		p = json_ws(end);
+		if (*p == ',')
+			p = json_ws(p + 1);
+	}
+	if (near[0])
+		snprintf(m->miss + at, sizeof(m->miss) - at, "; did you mean '%.*s.%s'?", (int)prefix_len, prefix, near);
+	else if (shown && more)
+		snprintf(m->miss + at, sizeof(m->miss) - at, "; its keys: %s (%zu more)", names, more);
+	else if (shown)
+		snprintf(m->miss + at, sizeof(m->miss) - at, "; its keys: %s", names);
+}
+
+/* The value at `rest` inside the JSON value `v` (m's path, `rest` its
+ * part inside): its text in *out[*outlen]. Returns 0; 1 where the value
+ * has no such row (null, as a table's row past its end); 2 where it has
+ * no such key, said in m->miss unless a point said it before; -1 when the
+ * text is no JSON (a bug: null). */
+static int json_find(struct dc_sweep_metric *m, const char *v, const char *rest, const char **out, size_t *outlen)
+{
+	const char *end;
+	v = json_ws(v);
+	while (*rest) {
+		if (*rest == '[') {
+			uint64_t want = strtoull(rest + 1, NULL, 10), i = 0; /* digits: json_path_ok */
+			if (*v != '[')
+				goto miss;
+			for (v = json_ws(v + 1); *v != ']'; i++) {
+				if (i == want)
+					break;
+				if (!(end = json_skip(v)))
+					return -1;
+				v = json_ws(end);
+				if (*v == ',')
+					v = json_ws(v + 1);
+				else if (*v != ']')
+					return -1;
+			}
+			if (*v == ']')
+				return 1;
+			rest = strchr(rest, ']') + 1;
+		} else {
+			char key[128];
+			const char *val = NULL, *p;
+			size_t got = 0, n;
+			if (*v != '{')
+				goto miss;
+			for (p = json_ws(v + 1); *p == '"';) {
+				if ((n = json_key(p, key, sizeof(key), &end)) == (size_t)-1 || *(p = json_ws(end)) != ':')
+					return -1;
+				p = json_ws(p + 1);
+				/* the longest name the path goes on with: a key with
+				 * dots is whole, or is no key here */
+				if (n > got && strncmp(rest, key, n) == 0 &&
+				    (rest[n] == '\0' || rest[n] == '.' || rest[n] == '['))
+					got = n, val = p;
+				if (!(end = json_skip(p)))
+					return -1;
+				p = json_ws(end);
+				if (*p == ',')
+					p = json_ws(p + 1);
+			}
+			if (!val)
+				goto miss;
+			v = val;
+			rest += got;
+		}
+		if (*rest == '.')
+			rest++;
+	}
+	if (!(end = json_skip(v)))
+		return -1;
+	*out = v;
+	*outlen = (size_t)(end - v);
+	return 0;
+miss:
+	if (!m->miss[0]) {
+		/* the part of the path that reached v (PREFIX), and what it
+		 * wanted there */
+		size_t at = (size_t)(rest - m->path), plen = at && m->path[at - 1] == '.' ? at - 1 : at;
+		size_t want = *rest == '[' ? strcspn(rest, "]") + 1 : strcspn(rest, "[");
+		const char *kind = *v == '{' ? "an object" : *v == '[' ? "a list" : *v == '"' ? "a text"
+				 : *v == 't' || *v == 'f' ? "yes/no" : *v == 'n' ? "null" : "a number";
+		if (*v == '{' && *rest != '[') {
+			snprintf(m->miss, sizeof(m->miss), "'%.200s': '%.*s' has no key '%.*s' (at every point that ran)",
+				 m->path, (int)plen, m->path, (int)(want < 64 ? want : 64), rest);
+			json_miss_names(m, m->path, plen, v, rest, want);
+		} else {
+			snprintf(m->miss, sizeof(m->miss), "'%.200s': '%.*s' is %s, so no %s '%.*s' (at every point that ran)",
+				 m->path, (int)plen, m->path, kind, *rest == '[' ? "row" : "key",
+				 (int)(want < 64 ? want : 64), rest);
+		}
+	}
+	return 2;
+}
+
 /* The scalar field `path` names among the experiment's sections, from the
- * static field tables alone. Returns it, or NULL with why in err. */
-static const struct dc_field *resolve_static(const struct dc_experiment *exp, const char *path, char *err,
-					     size_t errlen)
+ * static field tables alone: a JSON-valued field too, the path going on
+ * inside it or not (*from_json set). Returns it, or NULL with why in err. */
+static const struct dc_field *resolve_static(const struct dc_experiment *exp, const char *path, int *from_json,
+					     char *err, size_t errlen)
 {
 	const struct dc_fields *fs = NULL;
 	const struct dc_field *f = NULL;
@@ -550,6 +753,15 @@ static const struct dc_field *resolve_static(const struct dc_experiment *exp, co
 				 (int)s.len, s.key, (int)s.len, s.key);
 			return NULL;
 		}
+		/* a JSON-valued field: what its JSON holds is a point's to
+		 * say (json_find); here only the path's shape is checked */
+		if (f->type == DC_FT_FN && f->json_value) {
+			const char *rest = s.key + s.len;
+			if (!json_path_ok(*rest == '.' ? rest + 1 : rest) || (*rest == '.' && !rest[1]))
+				goto bad;
+			*from_json = 1;
+			return f;
+		}
 		if (f->type != DC_FT_ROWS && s.has_index)
 			goto bad;
 		fs = f->type == DC_FT_OBJECT || f->type == DC_FT_ROWS ? f->sub : NULL;
@@ -564,28 +776,38 @@ bad:
 	return NULL;
 }
 
-/* The value at `path` in the report `r`, into the point's cell k. A field
- * that is not shown, is null, or a row out of range is null. */
-static void lookup(const struct dc_report *r, const char *path, struct dc_sweep_point *pt, size_t k)
+/* The value of metric m in the report `r`, into the point's cell k. A
+ * field that is not shown, is null, or a row out of range is null. A
+ * text is kept whole (a 63-byte cut once split a JSON text and a UTF-8
+ * character): the report's text as its sinks print it. Returns 0, or -1
+ * when out of memory. */
+static int lookup(const struct dc_report *r, struct dc_sweep_metric *m, struct dc_sweep_point *pt, size_t k)
 {
 	alignas(max_align_t) unsigned char row[DC_ROW_MAX];
+	char buf[DC_CELL_MAX];
 	const void *base;
 	const struct dc_fields *fs = dc_report_fields(r, &base);
 	const struct dc_field *f = NULL;
-	const char *p = path;
+	const char *p = m->path, *rest = NULL;
 	struct step s;
 
 	pt->null[k] = 1;
 	while (*p) {
 		if (next_step(&p, &s) != 0 || !fs || !(f = find_key(fs, &s)) || !dc_fld_shown(f, base) ||
 		    dc_fld_null(f, base))
-			return;
+			return 0;
+		if (f->type == DC_FT_FN && f->json_value) {
+			/* the path goes on inside its JSON (resolve_static) */
+			rest = s.key + s.len;
+			rest += *rest == '.';
+			break;
+		}
 		if (f->type == DC_FT_OBJECT) {
 			base = dc_fld_ptr(base, f);
 			fs = f->sub;
 		} else if (f->type == DC_FT_ROWS) {
 			if (!s.has_index || s.index >= f->rows->count(base) || f->rows->row_size > sizeof(row))
-				return;
+				return 0;
 			memset(row, 0, f->rows->row_size);
 			f->rows->row(base, s.index, row);
 			base = row;
@@ -595,19 +817,98 @@ static void lookup(const struct dc_report *r, const char *path, struct dc_sweep_
 		}
 	}
 	if (!f || !dc_fld_scalar(f) || !dc_fld_shown(f, base) || dc_fld_null(f, base))
-		return;
+		return 0;
 	switch (f->type) {
 	case DC_FT_U64: memcpy(&pt->cell[k].u, dc_fld_ptr(base, f), sizeof(uint64_t)); break;
 	case DC_FT_F64: memcpy(&pt->cell[k].d, dc_fld_ptr(base, f), sizeof(double)); break;
 	case DC_FT_BOOL: memcpy(&pt->cell[k].b, dc_fld_ptr(base, f), sizeof(int)); break;
 	default: {
-		char buf[DC_CELL_MAX];
-		snprintf(pt->text[k], sizeof(pt->text[k]), "%s", dc_fld_text(f, base, buf, sizeof(buf)));
+		const char *t = dc_fld_text(f, base, buf, sizeof(buf));
+		size_t n = strlen(t);
+		if (m->from_json) {
+			/* its JSON text, typed once every point ran (type_json) */
+			const char *v = t;
+			if (json_find(m, t, rest ? rest : "", &v, &n) != 0)
+				return 0;
+			t = v;
+			m->found = 1;
+		}
+		if (!(pt->text[k] = dc_strndup(t, n)))
+			return -1;
 		pt->cell[k].s = pt->text[k];
 		break;
 	}
 	}
 	pt->null[k] = 0;
+	return 0;
+}
+
+/* A metric read from JSON (from_json), once every point ran: each point's
+ * JSON text as the column's type, the one all its values share. Numbers
+ * are a count where each is a whole number a count holds, else a double;
+ * true and false a yes/no; strings a text (decoded, as CSV decodes a
+ * JSON-valued string); a JSON null is null. Objects and arrays, or values
+ * of mixed types, stay JSON (m->json). Returns 0, or -1 out of memory. */
+static int type_json(struct dc_sweep *sw, struct dc_sweep_metric *m, size_t k)
+{
+	enum { NUM_U64 = 1, NUM_F64 = 2, BOOL = 4, TEXT = 8, OTHER = 16 };
+	int kinds = 0;
+	for (size_t i = 0; i < sw->npoints; i++) {
+		struct dc_sweep_point *pt = &sw->points[i];
+		const char *t = pt->text[k];
+		if (!pt->ok || pt->null[k])
+			continue;
+		if (strcmp(t, "null") == 0) {
+			free(pt->text[k]);
+			pt->text[k] = NULL;
+			pt->null[k] = 1;
+		} else if (strcmp(t, "true") == 0 || strcmp(t, "false") == 0) {
+			kinds |= BOOL;
+		} else if (*t == '"') {
+			kinds |= TEXT;
+		} else if (*t == '{' || *t == '[') {
+			kinds |= OTHER;
+		} else {
+			/* digits alone, at most 19 of them: no sign, fraction,
+			 * exponent, and no overflow */
+			size_t d = strspn(t, "0123456789");
+			kinds |= d && !t[d] && d < 20 ? NUM_U64 : NUM_F64;
+		}
+	}
+	if (kinds & NUM_F64)
+		kinds &= ~NUM_U64;
+	if (kinds == 0 || (kinds & (kinds - 1))) {
+		/* none, or several kinds: the JSON as it is */
+		m->type = DC_FT_STR;
+		m->json = kinds != 0;
+		return 0;
+	}
+	m->type = kinds == NUM_U64 ? DC_FT_U64 : kinds == NUM_F64 ? DC_FT_F64 : kinds == BOOL ? DC_FT_BOOL : DC_FT_STR;
+	m->json = kinds == OTHER;
+	if (m->json)
+		return 0;
+	for (size_t i = 0; i < sw->npoints; i++) {
+		struct dc_sweep_point *pt = &sw->points[i];
+		char *t = pt->text[k];
+		if (!pt->ok || pt->null[k])
+			continue;
+		switch (kinds) {
+		case NUM_U64: pt->cell[k].u = strtoull(t, NULL, 10); break;
+		case NUM_F64: pt->cell[k].d = strtod(t, NULL); break;
+		case BOOL: pt->cell[k].b = *t == 't'; break;
+		default: {
+			/* never longer than its JSON: decoded in place */
+			size_t n = dc_json_string_text(t, strlen(t) + 1, t, strlen(t));
+			if (n != (size_t)-1)
+				continue;
+			pt->null[k] = 1; /* \u0000: no C string holds it */
+			break;
+		}
+		}
+		free(t);
+		pt->text[k] = NULL;
+	}
+	return 0;
 }
 
 /* ---- the report's field tables ---- */
@@ -625,6 +926,8 @@ struct sweep_row {
 _Static_assert(sizeof(struct sweep_row) <= DC_ROW_MAX, "sweep row too large");
 _Static_assert(DC_SWEEP_VALUES_JSON <= DC_CELL_MAX, "a point's values are one cell's text");
 _Static_assert(1 + DC_SWEEP_MAX_AXES + 1 + DC_SWEEP_MAX_METRICS + 2 <= DC_MAX_COLUMNS, "too many columns");
+/* the columns beside the metrics': point, status, error, values */
+#define FIXED_COLUMNS 4
 
 static uint64_t rows_count(const void *base)
 {
@@ -666,6 +969,22 @@ NULL_FN(8) NULL_FN(9) NULL_FN(10) NULL_FN(11) NULL_FN(12) NULL_FN(13) NULL_FN(14
 static int (*const null_fns[DC_SWEEP_MAX_METRICS])(const void *) = {
 	null_0, null_1, null_2,  null_3,  null_4,  null_5,  null_6,  null_7,
 	null_8, null_9, null_10, null_11, null_12, null_13, null_14, null_15,
+};
+
+/* text of JSON metric column K (struct dc_sweep_metric.json): its JSON,
+ * which the JSON sink writes as it is. Never cut: it is a piece of the
+ * text a report's field wrote into a cell (lookup), so it fits one. */
+#define JSON_FN(K)                                                                   \
+	static void json_##K(const void *base, char *buf, size_t len)                \
+	{                                                                            \
+		const char *t = ((const struct sweep_row *)base)->cell[K].s;         \
+		snprintf(buf, len, "%s", t && strlen(t) < len ? t : "null");         \
+	}
+JSON_FN(0) JSON_FN(1) JSON_FN(2) JSON_FN(3) JSON_FN(4) JSON_FN(5) JSON_FN(6) JSON_FN(7)
+JSON_FN(8) JSON_FN(9) JSON_FN(10) JSON_FN(11) JSON_FN(12) JSON_FN(13) JSON_FN(14) JSON_FN(15)
+static void (*const json_fns[DC_SWEEP_MAX_METRICS])(const void *, char *, size_t) = {
+	json_0, json_1, json_2,  json_3,  json_4,  json_5,  json_6,  json_7,
+	json_8, json_9, json_10, json_11, json_12, json_13, json_14, json_15,
 };
 
 /* Axis a's value as JSON, into b: as --set reads it (config_values.c), a
@@ -758,9 +1077,22 @@ static void build_fields(struct dc_sweep *sw)
 					   offsetof(struct sweep_row, value) + a * sizeof(const char *)};
 	c[n++] = (struct dc_field){"status", "status", DC_U_NONE, DC_FT_STR, offsetof(struct sweep_row, status)};
 	for (size_t k = 0; k < sw->nmetrics; k++) {
+		size_t off = offsetof(struct sweep_row, cell) + k * sizeof(union dc_sweep_cell);
+		if (sw->metric[k].json) {
+			/* the value itself in JSON (and its text in CSV), as the
+			 * report has it; the table leaves such a column out, so
+			 * a twin of the same key shows it there as text */
+			c[n] = (struct dc_field){sw->metric[k].path, sw->metric[k].label, DC_U_NONE, DC_FT_FN, 0};
+			c[n].text = json_fns[k];
+			c[n].json_value = 1;
+			c[n++].is_null = null_fns[k];
+			c[n] = (struct dc_field){sw->metric[k].path, sw->metric[k].label, DC_U_NONE, DC_FT_STR, off};
+			c[n].table_only = 1;
+			c[n++].is_null = null_fns[k];
+			continue;
+		}
 		c[n] = (struct dc_field){sw->metric[k].path, sw->metric[k].label, sw->metric[k].unit,
-					 sw->metric[k].type,
-					 offsetof(struct sweep_row, cell) + k * sizeof(union dc_sweep_cell)};
+					 sw->metric[k].type, off};
 		c[n++].is_null = null_fns[k];
 	}
 	c[n] = (struct dc_field){"error", "why not", DC_U_NONE, DC_FT_STR, offsetof(struct sweep_row, error)};
@@ -795,25 +1127,30 @@ static void build_fields(struct dc_sweep *sw)
 /* ---- running the points ---- */
 
 /* The errors of a failed point, one line each without the file name
- * ("configs/x.json: error: "), joined with "; ". */
-static void point_error(const struct dc_diag *d, char *out, size_t len)
+ * ("configs/x.json: error: "), joined with "; ", whole: a new string, or
+ * NULL when out of memory. */
+static char *point_error(const struct dc_diag *d)
 {
-	size_t used = 0;
-	out[0] = '\0';
-	for (size_t i = 0; i < d->count && used + 1 < len; i++) {
+	struct dc_buf b;
+	dc_buf_init(&b);
+	for (size_t i = 0; i < d->count; i++) {
 		const char *t = d->entries[i].text, *e;
-		size_t n;
 		if (d->entries[i].severity != DC_SEV_ERROR)
 			continue;
 		if ((e = strstr(t, "error: ")))
 			t = e + strlen("error: ");
-		n = strcspn(t, "\n");
-		used += (size_t)snprintf(out + used, len - used, "%s%.*s", used ? "; " : "", (int)n, t);
-		if (used >= len)
-			used = len - 1;
+		if (b.len)
+			dc_buf_puts(&b, "; ");
+		dc_buf_add(&b, t, strcspn(t, "\n"));
 	}
-	if (!out[0])
-		snprintf(out, len, "not run");
+	if (!b.len)
+		dc_buf_puts(&b, "not run");
+	dc_buf_add(&b, "", 1);
+	if (b.failed) {
+		dc_buf_release(&b);
+		return NULL;
+	}
+	return b.data;
 }
 
 static size_t align_up(size_t n)
@@ -1182,7 +1519,8 @@ static int run_point(const struct dc_experiment *exp, const struct dc_sweep_load
 		pt->ok = 1;
 		sw->valid++;
 		for (size_t k = 0; k < sw->nmetrics; k++)
-			lookup(r, sw->metric[k].path, pt, k);
+			if (lookup(r, &sw->metric[k], pt, k) != 0)
+				goto oom;
 		if (r->res.done & DC_EST_BIT(DC_EST_BATCH))
 			pt->tokens_per_step = r->res.batch.tokens_per_step;
 		if (r->res.done & DC_EST_BIT(DC_EST_LOSS)) {
@@ -1194,8 +1532,8 @@ static int run_point(const struct dc_experiment *exp, const struct dc_sweep_load
 			pt->fits = r->res.memory.top.fits && r->res.memory.host_fits; /* summary.fits */
 			pt->gpu_mem_bytes = r->in.cluster.gpu_mem_bytes;
 		}
-	} else {
-		point_error(&pd, pt->error, sizeof(pt->error));
+	} else if (!(pt->error = point_error(&pd))) {
+		goto oom;
 	}
 	for (size_t i = 0; i < pd.count; i++)
 		if (pd.entries[i].severity == DC_SEV_WARNING && point_warning_add(pw, pd.entries[i].text, index) != 0)
@@ -1278,6 +1616,7 @@ static int pick_metrics(const struct dc_experiment *exp, struct dc_sweep *sw, co
 			struct dc_diag *diag)
 {
 	char err[400];
+	size_t json_columns = 0;
 	for (const char *p = list;;) {
 		size_t n = strcspn(p, ",");
 		struct dc_sweep_metric *m;
@@ -1316,12 +1655,23 @@ static int pick_metrics(const struct dc_experiment *exp, struct dc_sweep *sw, co
 				     "'--sweep-metrics': '%s': %.*s lists its rows in rank order, so the column follows "
 				     "whichever row ranks there at each point (each row names its own)",
 				     m->path, (int)strlen(ranked) - 1, ranked);
-		if (!(f = resolve_static(exp, m->path, err, sizeof(err)))) {
+		if (!(f = resolve_static(exp, m->path, &m->from_json, err, sizeof(err)))) {
 			dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '--sweep-metrics': %s", err);
 			return -1;
 		}
-		m->unit = f->unit;
+		m->unit = m->from_json ? DC_U_NONE : f->unit;
 		m->type = f->type == DC_FT_U64 || f->type == DC_FT_F64 || f->type == DC_FT_BOOL ? f->type : DC_FT_STR;
+		/* a JSON metric may take two columns (build_fields): counted
+		 * so, before any point runs */
+		json_columns += (size_t)m->from_json;
+		if (FIXED_COLUMNS + sw->naxes + sw->nmetrics + 1 + json_columns > DC_MAX_COLUMNS) {
+			dc_diag_error(diag, DC_ERR_USAGE,
+				      "distcalc: error: '--sweep-metrics': '%s': more than %d columns with the %zu swept "
+				      "key%s (a metric read from a JSON value, such as search.best[0].layout, may take two: "
+				      "its JSON and the table's text of it); pick fewer metrics",
+				      m->path, DC_MAX_COLUMNS, sw->naxes, sw->naxes == 1 ? "" : "s");
+			return -1;
+		}
 		last = strrchr(m->path, '.');
 		/* a table's row by index keeps the row in its label
 		 * (events[3].bytes, not a bare "bytes"), and a key below a
@@ -1356,31 +1706,122 @@ static int pick_metrics(const struct dc_experiment *exp, struct dc_sweep *sw, co
 	return 0;
 }
 
+/* The points of a grid of naxes axes of nvalues[] values each, in
+ * *npoints. Returns 0, or -1 with why in err when they are more than
+ * DC_SWEEP_MAX_POINTS: how many and how they multiply, "1100 points in the
+ * grid (11 x 10 x 10); at most 1024", so the axis to cut is plain. */
+static int grid_size(const size_t *nvalues, size_t naxes, size_t *npoints, char *err, size_t errlen)
+{
+	uint64_t n = 1;
+	int over = 0; /* past UINT64_MAX: said as such */
+	size_t used;
+	for (size_t a = 0; a < naxes; a++) {
+		if (!over && nvalues[a] > UINT64_MAX / n)
+			over = 1;
+		n *= over ? 1 : nvalues[a];
+	}
+	if (!over && n <= DC_SWEEP_MAX_POINTS) {
+		*npoints = (size_t)n;
+		return 0;
+	}
+	if (over)
+		used = (size_t)snprintf(err, errlen, "more than %llu points in the grid (", (unsigned long long)UINT64_MAX);
+	else
+		used = (size_t)snprintf(err, errlen, "%llu points in the grid (", (unsigned long long)n);
+	for (size_t a = 0; a < naxes && used < errlen; a++)
+		used += (size_t)snprintf(err + used, errlen - used, "%s%zu", a ? " x " : "", nvalues[a]);
+	if (used < errlen)
+		snprintf(err + used, errlen - used, "); at most %d", DC_SWEEP_MAX_POINTS);
+	return -1;
+}
+
+/* The points' texts still on the heap (pack_texts not run), freed. */
+static void free_texts(struct dc_sweep *sw)
+{
+	for (size_t i = 0; i < sw->npoints; i++) {
+		struct dc_sweep_point *pt = &sw->points[i];
+		free(pt->error);
+		pt->error = NULL;
+		for (size_t k = 0; k < DC_SWEEP_MAX_METRICS; k++) {
+			free(pt->text[k]);
+			pt->text[k] = NULL;
+		}
+	}
+}
+
+/* Moves the points' texts (errors and text metrics, each whole and of its
+ * own length) from the heap to the end of the report's views, so that
+ * dc_report_free, which frees the views, frees them too. The views move:
+ * the sweep is at off_sweep, its points at off_points. Returns 0, or -1
+ * when out of memory (the texts then still on the heap). */
+static int pack_texts(struct dc_report *r, size_t off_sweep, size_t off_points)
+{
+	struct dc_sweep *sw = (struct dc_sweep *)(void *)(r->views + off_sweep);
+	size_t total = 0, at = r->views_size;
+	unsigned char *views;
+	for (size_t i = 0; i < sw->npoints; i++) {
+		const struct dc_sweep_point *pt = &sw->points[i];
+		total += pt->error ? strlen(pt->error) + 1 : 0;
+		for (size_t k = 0; k < sw->nmetrics; k++)
+			total += pt->text[k] ? strlen(pt->text[k]) + 1 : 0;
+	}
+	if (total == 0)
+		return 0;
+	if (!(views = dc_realloc(r->views, r->views_size + total)))
+		return -1;
+	r->views = views;
+	r->views_size += total;
+	sw = (struct dc_sweep *)(void *)(views + off_sweep);
+	sw->points = (struct dc_sweep_point *)(void *)(views + off_points);
+	for (size_t i = 0; i < sw->npoints; i++) {
+		struct dc_sweep_point *pt = &sw->points[i];
+		char **texts[1 + DC_SWEEP_MAX_METRICS];
+		size_t n = 0;
+		texts[n++] = &pt->error;
+		for (size_t k = 0; k < sw->nmetrics; k++)
+			texts[n++] = &pt->text[k];
+		for (size_t j = 0; j < n; j++) {
+			char *t = *texts[j], *to = (char *)views + at;
+			size_t len;
+			if (!t)
+				continue;
+			len = strlen(t) + 1;
+			memcpy(to, t, len);
+			free(t);
+			*texts[j] = to;
+			at += len;
+		}
+		/* a text cell is its text (cell.s is text[k]) */
+		for (size_t k = 0; k < sw->nmetrics; k++)
+			if (sw->metric[k].type == DC_FT_STR && !pt->null[k])
+				pt->cell[k].s = pt->text[k];
+	}
+	return 0;
+}
+
 struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_sweep_load *load,
 			       const char *const *axes, size_t naxes, const char *metrics,
 			       const struct dc_run_info *info, struct dc_diag *diag)
 {
 	struct dc_report *r = NULL;
-	struct dc_sweep *sw;
+	struct dc_sweep *sw = NULL;
 	struct dc_header_view *h;
 	size_t npoints = 1, nvalues[DC_SWEEP_MAX_AXES], off_sweep, off_points, size, used = 0;
 	char err[300], defaults[512];
+	int packed = 0; /* the points' texts are in the views (pack_texts), no longer on the heap */
 
 	if (naxes == 0 || naxes > DC_SWEEP_MAX_AXES) {
 		dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '--sweep': at most %d axes", DC_SWEEP_MAX_AXES);
 		return NULL;
 	}
-	for (size_t a = 0; a < naxes; a++) {
+	for (size_t a = 0; a < naxes; a++)
 		if (!(nvalues[a] = dc_sweep_axis_check(axes[a], err, sizeof(err)))) {
 			dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '--sweep': %s", err);
 			return NULL;
 		}
-		npoints *= nvalues[a]; /* at most DC_SWEEP_MAX_POINTS so far: no overflow */
-		if (npoints > DC_SWEEP_MAX_POINTS) {
-			dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '--sweep': more than %d points in the grid",
-				      DC_SWEEP_MAX_POINTS);
-			return NULL;
-		}
+	if (grid_size(nvalues, naxes, &npoints, err, sizeof(err)) != 0) {
+		dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '--sweep': %s", err);
+		return NULL;
 	}
 	/* --only: the sweep's section or its one table, checked before any
 	 * point runs */
@@ -1397,7 +1838,6 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 	if (!(r = dc_calloc(1, sizeof(*r))) || !(r->views = dc_calloc(1, size)))
 		goto oom;
 	r->views_size = size;
-	h = (struct dc_header_view *)(void *)r->views;
 	sw = (struct dc_sweep *)(void *)(r->views + off_sweep);
 	sw->points = (struct dc_sweep_point *)(void *)(r->views + off_points);
 	sw->naxes = naxes;
@@ -1484,6 +1924,20 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 	}
 	if (diag->oom)
 		goto oom;
+	for (size_t k = 0; k < sw->nmetrics; k++) {
+		struct dc_sweep_metric *m = &sw->metric[k];
+		if (!m->from_json)
+			continue;
+		/* a path inside a JSON value that no point's value has: a
+		 * typo, refused as resolve_static refuses one (the points ran:
+		 * only they say what the JSON holds) */
+		if (!m->found && m->miss[0]) {
+			dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '--sweep-metrics': %s", m->miss);
+			goto fail;
+		}
+		if (type_json(sw, m, k) != 0)
+			goto oom;
+	}
 	if (!metrics) {
 		drop_unused_sharding(sw);
 		drop_same_mfu(sw);
@@ -1492,13 +1946,20 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 	loss_kinds_differ(sw, diag);
 	axes_move_nothing(sw, exp->name, diag);
 	small_bytes_raw(sw);
+	if (diag->oom)
+		goto oom; /* a warning of the three above lost: the report would miss it */
 
 	if (dc_report_take_warnings(r, info->early_warnings, diag) != 0)
 		goto oom;
 
+	if (pack_texts(r, off_sweep, off_points) != 0)
+		goto oom;
+	packed = 1;
+	sw = (struct dc_sweep *)(void *)(r->views + off_sweep);
 	sw->npoints_u = npoints;
 	sw->valid_u = sw->valid;
 	build_fields(sw);
+	h = (struct dc_header_view *)(void *)r->views;
 	h->report = r;
 	h->version = DC_VERSION;
 	h->experiment = r->info.experiment;
@@ -1533,6 +1994,8 @@ struct dc_report *dc_sweep_run(const struct dc_experiment *exp, const struct dc_
 oom:
 	dc_diag_error(diag, DC_ERR_INTERNAL, "error: out of memory");
 fail:
+	if (sw && !packed)
+		free_texts(sw);
 	dc_report_free(r);
 	return NULL;
 }
