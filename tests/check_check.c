@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <check.h>
+#include <fcntl.h>
 #include <math.h>
 #include <string.h>
 
@@ -814,6 +815,155 @@ START_TEST(test_compare_only)
 }
 END_TEST
 
+/* Blanks around a budget's PATH and VALUE, and around each --check-only
+ * path, are dropped, as --set and --sweep drop them around a value: a CI
+ * file's YAML adds them ('80GiB ' was "unknown size unit 'GiB '", and
+ * ' step.time_s' matched no field). */
+START_TEST(test_blanks_trimmed)
+{
+	const char *e = "{" HEADER ", \"memory\": {\"peak_bytes\": 1}, \"comm\": {\"time_s\": 0.5, \"bytes\": 4}}";
+	const char *a = "{" HEADER ", \"memory\": {\"peak_bytes\": 10}, \"comm\": {\"time_s\": 0.75, \"bytes\": 4}}";
+	struct dc_check_max m;
+	struct dc_check_result res;
+	struct dc_buf out;
+	struct dc_diag d;
+	char err[256];
+
+	ck_assert_int_eq(dc_check_max_parse("summary.peak_bytes=80GiB ", &m, err, sizeof(err)), 0);
+	ck_assert_str_eq(m.path, "summary.peak_bytes");
+	ck_assert_str_eq(m.value, "80GiB");
+	ck_assert(m.limit == 85899345920.0);
+	free(m.path);
+	ck_assert_int_eq(dc_check_max_parse(" summary.peak_bytes = 80 GiB\t", &m, err, sizeof(err)), 0);
+	ck_assert_str_eq(m.path, "summary.peak_bytes");
+	ck_assert_str_eq(m.value, "80 GiB");
+	ck_assert(m.limit == 85899345920.0);
+	free(m.path);
+	ck_assert_int_eq(dc_check_max_parse("comm.time_s=\n0.5 s\r\n", &m, err, sizeof(err)), 0);
+	ck_assert_str_eq(m.value, "0.5 s");
+	ck_assert(m.limit == 0.5);
+	free(m.path);
+	/* a plain number too: its slip warning quotes it without the blanks */
+	ck_assert_int_eq(dc_check_max_parse("step.time_s= 500 ", &m, err, sizeof(err)), 0);
+	ck_assert(m.limit == 500);
+	ck_assert_str_eq(m.warn, "'step.time_s': 500 is in seconds (a plain number is seconds); if you meant 500 ms, write '500 ms'");
+	free(m.path);
+	/* blanks alone are no value, nor a path */
+	ck_assert_int_eq(dc_check_max_parse("summary.peak_bytes= ", &m, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "expected PATH=VALUE, as in memory.per_rank.peak_bytes=80GiB");
+	ck_assert_int_eq(dc_check_max_parse(" =1", &m, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "expected PATH=VALUE, as in memory.per_rank.peak_bytes=80GiB");
+
+	dc_diag_init(&d);
+	dc_buf_init(&out);
+	ck_assert_int_eq(dc_check_compare_only(e, strlen(e), "exp.json", a, strlen(a), 1e-9, "memory.peak_bytes, comm.bytes ",
+					       &out, &res, &d, NULL, NULL), 0);
+	ck_assert_uint_eq(res.compared, 2);
+	ck_assert_uint_eq(res.differences, 1);
+	ck_assert_str_eq(out.data, "memory.peak_bytes: expected 1, got 10 (change +900%)\n");
+	dc_buf_release(&out);
+	dc_diag_release(&d);
+	/* a path of blanks is an empty one */
+	dc_diag_init(&d);
+	dc_buf_init(&out);
+	ck_assert_int_eq(dc_check_compare_only(e, strlen(e), "exp.json", a, strlen(a), 1e-9, "memory, ,comm", &out, &res,
+					       &d, NULL, NULL), -1);
+	ck_assert_str_eq(d.entries[0].text, "distcalc: error: '--check-only': empty path in 'memory, ,comm'");
+	dc_buf_release(&out);
+	dc_diag_release(&d);
+}
+END_TEST
+
+/* Under --only SECTION.TABLE the report holds that table alone: a budget
+ * on another field of the section says --only left it out, as one on a
+ * section --only leaves out does (it was "'memory.per_rank' has no
+ * 'peak_bytes'", as if the report had no such field). */
+START_TEST(test_only_table_leaves_out)
+{
+	const char *r = "{" HEADER ", \"only\": \"memory.per_rank.phases\", \"memory\": {\"per_rank\": {\"phases\": "
+			"[{\"phase\": \"forward\", \"total_bytes\": 2097152}]}}, \"warnings\": []}";
+	const char *sec = "{" HEADER ", \"only\": \"memory\", \"memory\": {\"per_rank\": {\"peak_bytes\": 5}}}";
+	static const char *const args[] = {"memory.per_rank.peak_bytes=1GiB", "memory.classes[0].peak_bytes=1GiB",
+					   "memory.per_rank.phases[3].total_bytes=1", "summary.peak_bytes=1",
+					   "memory.per_rank.phases[0].total_bytes=1MiB", NULL};
+	static const char *const in_section[] = {"memory.per_rank.nope=1", NULL};
+	struct dc_buf out;
+	struct dc_diag d;
+	size_t exceeded = 0;
+
+	ck_assert_int_eq(budgets(r, args, &out, &exceeded, &d), -1);
+	ck_assert_uint_eq(d.count, 4);
+	ck_assert_str_eq(d.entries[0].text, "distcalc: error: '--check-max': 'memory.per_rank.peak_bytes': not in the report: --only memory.per_rank.phases (the command's or the one a --check file holds) prints that table alone and leaves out the rest of 'memory'; --only memory prints the whole section");
+	ck_assert_str_eq(d.entries[1].text, "distcalc: error: '--check-max': 'memory.classes[0].peak_bytes': not in the report: --only memory.per_rank.phases (the command's or the one a --check file holds) prints that table alone and leaves out the rest of 'memory'; --only memory prints the whole section");
+	/* within the table, and in another section, as before */
+	ck_assert_str_eq(d.entries[2].text, "distcalc: error: '--check-max': 'memory.per_rank.phases[3].total_bytes': not a field of the report: 'memory.per_rank.phases' has no row [3]");
+	ck_assert_str_eq(d.entries[3].text, "distcalc: error: '--check-max': 'summary.peak_bytes': not in the report: it has no 'summary' (a section --only leaves out, the command's or the one a --check file holds, or not one of this experiment's; a sweep's figures are under sweep.rows[i])");
+	ck_assert_uint_eq(exceeded, 1);
+	ck_assert_str_eq(out.data, "memory.per_rank.phases[0].total_bytes: 2097152 exceeds the budget 1MiB (1048576) by 100%\n");
+	dc_buf_release(&out);
+	dc_diag_release(&d);
+	/* a whole section shown: a field it lacks is its own */
+	ck_assert_int_eq(budgets(sec, in_section, &out, &exceeded, &d), -1);
+	ck_assert_str_eq(d.entries[0].text, "distcalc: error: '--check-max': 'memory.per_rank.nope': not a field of the report: 'memory.per_rank' has no 'nope'");
+	dc_buf_release(&out);
+	dc_diag_release(&d);
+}
+END_TEST
+
+/* "-" reads the stored report from standard input: a pipe, or a file from
+ * where it stands; descriptor 0 stays open, and it is never streamed (it
+ * could not be read twice). */
+START_TEST(test_read_stdin)
+{
+	int fds[2], fd;
+	struct dc_diag d;
+	size_t len = 0;
+	char *buf, path[64];
+
+	ck_assert_int_eq(pipe(fds), 0);
+	ck_assert_int_eq(write(fds[1], "{\"a\": 1}", 8), 8);
+	close(fds[1]);
+	ck_assert_int_eq(dup2(fds[0], STDIN_FILENO), STDIN_FILENO);
+	close(fds[0]);
+	dc_diag_init(&d);
+	buf = dc_check_read_file("-", 4096, &len, &d);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_uint_eq(len, 8);
+	ck_assert_str_eq(buf, "{\"a\": 1}");
+	free(buf);
+	ck_assert_int_ne(fcntl(STDIN_FILENO, F_GETFD), -1);
+	ck_assert_int_eq(dc_check_stream_wanted("-"), 0);
+
+	/* a file, read from its offset on; over the limit from there */
+	temp_file(path, 1000);
+	fd = open(path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(lseek(fd, 990, SEEK_SET), 990);
+	ck_assert_int_eq(dup2(fd, STDIN_FILENO), STDIN_FILENO);
+	close(fd);
+	buf = dc_check_read_file("-", 10, &len, &d);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_uint_eq(len, 10);
+	free(buf);
+	ck_assert_int_eq(lseek(STDIN_FILENO, 0, SEEK_SET), 0);
+	ck_assert_ptr_null(dc_check_read_file("-", 999, &len, &d));
+	ck_assert_str_eq(d.entries[0].text, "distcalc: error: '--check': standard input is larger than 0 MiB");
+	unlink(path);
+	dc_diag_release(&d);
+
+	/* a directory on standard input says so, naming it as such */
+	fd = open("/tmp", O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(dup2(fd, STDIN_FILENO), STDIN_FILENO);
+	close(fd);
+	dc_diag_init(&d);
+	ck_assert_ptr_null(dc_check_read_file_as("-", "--config", 4096, &len, &d));
+	ck_assert_str_eq(d.entries[0].text, "distcalc: error: '--config': standard input is a directory");
+	ck_assert_int_eq(d.status, DC_ERR_INPUT);
+	dc_diag_release(&d);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("check");
@@ -846,6 +996,9 @@ int main(void)
 	tcase_add_test(tc, test_long_number_both_ways);
 	tcase_add_test(tc, test_warning_config_prefix);
 	tcase_add_test(tc, test_file_fields);
+	tcase_add_test(tc, test_blanks_trimmed);
+	tcase_add_test(tc, test_only_table_leaves_out);
+	tcase_add_test(tc, test_read_stdin);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -193,8 +193,13 @@ START_TEST(test_values_are_taken_verbatim)
 	parse_ok(&o, "--config", "--not-an-option.json", NULL);
 	ck_assert_str_eq(o.config, "--not-an-option.json");
 	dc_options_release(&o);
+	/* "-" is standard output, as a Unix tool reads it (it made a file
+	 * named "-"); a file of that name is ./- */
 	parse_ok(&o, "-o", "-", NULL);
-	ck_assert_str_eq(o.output, "-");
+	ck_assert_ptr_null(o.output);
+	dc_options_release(&o);
+	parse_ok(&o, "-o", "./-", NULL);
+	ck_assert_str_eq(o.output, "./-");
 	dc_options_release(&o);
 	/* given twice is refused: the last one silently winning hid a slip */
 	parse_err("distcalc: error: '--config': given twice ('x', then 'y'); give it once", "-c", "x", "--config", "y",
@@ -743,6 +748,136 @@ START_TEST(test_out_of_memory)
 }
 END_TEST
 
+/* "-": --output's is standard output, --config's and --check's standard
+ * input (read by main.c and dc_check_read_file); any other option would
+ * open or create a file named "-", so it is refused saying what reads or
+ * takes standard input. */
+START_TEST(test_dash)
+{
+	struct dc_options o;
+	parse_ok(&o, "-o", "-", "--check-max", "summary.peak_bytes=1GiB", NULL);
+	ck_assert_ptr_null(o.output);
+	dc_options_release(&o);
+	parse_ok(&o, "--check", "b.json", "--output=-", NULL);
+	ck_assert_ptr_null(o.output);
+	dc_options_release(&o);
+	parse_err("distcalc: error: '--output': given twice ('-', then 'x'); give it once", "-o", "-", "-o", "x", NULL);
+	parse_ok(&o, "-c", "-", NULL);
+	ck_assert_str_eq(o.config, "-");
+	dc_options_release(&o);
+	parse_ok(&o, "--check", "-", NULL);
+	ck_assert_str_eq(o.check, "-");
+	dc_options_release(&o);
+	parse_err("distcalc: error: '--config -' and '--check -' both read standard input; give one of them a file", "-c",
+		  "-", "--check", "-", NULL);
+	parse_err("distcalc: error: '--plot': '-' is not taken: standard output holds the report; give /dev/stdout to "
+		  "write it there after the report, or ./- for a file named '-'",
+		  "--plot", "-", NULL);
+	parse_err("distcalc: error: '--trace': '-' is not taken: standard output holds the report; give /dev/stdout to "
+		  "write it there after the report, or ./- for a file named '-'",
+		  "--trace", "-", NULL);
+	parse_err("distcalc: error: '--model': '-' (standard input) is read only by '--config' and '--check'; give a "
+		  "file (./- for one named '-')",
+		  "-m", "-", NULL);
+	parse_err("distcalc: error: '--calibrate': '-' (standard input) is read only by '--config' and '--check'; give "
+		  "a file (./- for one named '-')",
+		  "--calibrate", "-", NULL);
+	parse_err("distcalc: error: '--calibrate-compute': '-' (standard input) is read only by '--config' and "
+		  "'--check'; give a file (./- for one named '-')",
+		  "--calibrate-compute", "-", NULL);
+	parse_err("distcalc: error: '--from-megatron': '-' (standard input) is read only by '--config' and '--check'; "
+		  "give a file (./- for one named '-')",
+		  "--from-megatron", "-", NULL);
+	/* the line says what to write: no synopsis after it */
+	{
+		struct dc_diag d;
+		static const char *const argv[] = {"distcalc", "--plot", "-"};
+		dc_diag_init(&d);
+		ck_assert_int_eq(dc_options_parse(3, argv, &o, &d), -1);
+		ck_assert_int_eq(o.value_error, 1);
+		dc_diag_release(&d);
+		dc_options_release(&o);
+	}
+}
+END_TEST
+
+/* Blanks around each item of --only, --check-only and --sweep-metrics
+ * are dropped, as --set and --sweep drop them around a value (a CI file's
+ * YAML adds them: --only 'summary, memory' was "unknown section
+ * ' memory'"); a list without any is argv's own string. */
+START_TEST(test_list_blanks_trimmed)
+{
+	struct dc_options o;
+	static const char plain[] = "summary,memory";
+	parse_ok(&o, "--only", "summary, memory", NULL);
+	ck_assert_str_eq(o.only, "summary,memory");
+	dc_options_release(&o);
+	parse_ok(&o, "--only", " summary\t,memory.per_rank.phases \r\n", NULL);
+	ck_assert_str_eq(o.only, "summary,memory.per_rank.phases");
+	dc_options_release(&o);
+	parse_ok(&o, "--only", plain, NULL);
+	ck_assert_ptr_eq(o.only, plain);
+	dc_options_release(&o);
+	parse_err("distcalc: error: '--only': empty section list", "--only", " ", NULL);
+	parse_ok(&o, "--check", "b.json", "--check-only", "summary.peak_bytes, step.time_s", NULL);
+	ck_assert_str_eq(o.check_only, "summary.peak_bytes,step.time_s");
+	dc_options_release(&o);
+	parse_err("distcalc: error: '--check-only': empty path in 'a, ,b'", "--check", "b.json", "--check-only", "a, ,b",
+		  NULL);
+	parse_err("distcalc: error: '--check-only': empty path in ' '", "--check", "b.json", "--check-only", " ", NULL);
+	parse_ok(&o, "--sweep", "cluster.num_nodes=1,2", "--sweep-metrics", "summary.peak_bytes, step.time_s ", NULL);
+	ck_assert_str_eq(o.sweep_metrics, "summary.peak_bytes,step.time_s");
+	dc_options_release(&o);
+	parse_err("distcalc: error: '--sweep-metrics': empty path list", "--sweep", "cluster.num_nodes=1,2",
+		  "--sweep-metrics", "\t", NULL);
+	/* a budget's PATH and VALUE (dc_check_max_parse) */
+	parse_ok(&o, "--check-max", "summary.peak_bytes=80GiB ", "--check-min", " step.mfu = 0.3", NULL);
+	ck_assert_str_eq(o.maxes[0].path, "summary.peak_bytes");
+	ck_assert_str_eq(o.maxes[0].value, "80GiB");
+	ck_assert(o.maxes[0].limit == 85899345920.0);
+	ck_assert_str_eq(o.maxes[1].path, "step.mfu");
+	ck_assert(o.maxes[1].limit == 0.3);
+	dc_options_release(&o);
+	/* the same budget with and without blanks is one budget given twice */
+	parse_err("distcalc: error: '--check-max': 'summary.peak_bytes' given twice (80GiB and 80GiB): give one",
+		  "--check-max", "summary.peak_bytes=80GiB", "--check-max", "summary.peak_bytes= 80GiB", NULL);
+}
+END_TEST
+
+/* --check, --check-max and --check-min compare the JSON report: --format
+ * json, which stored it, is taken; any other --format is refused, and
+ * --help says both. */
+START_TEST(test_format_with_checks)
+{
+	struct dc_options o;
+	struct dc_buf b;
+	parse_ok(&o, "-f", "json", "--check-max", "summary.peak_bytes=80GiB", NULL);
+	ck_assert_int_eq(o.format, DC_FORMAT_JSON);
+	dc_options_release(&o);
+	parse_ok(&o, "-f", "json", "--check", "b.json", NULL);
+	dc_options_release(&o);
+	parse_err("distcalc: error: '--format table' does not apply with '--check-max': it compares the JSON report and "
+		  "prints the differences as lines",
+		  "-f", "table", "--check-max", "summary.peak_bytes=80GiB", NULL);
+	parse_err("distcalc: error: '--format csv' does not apply with '--check-min': it compares the JSON report and "
+		  "prints the differences as lines",
+		  "--check-min", "step.mfu=0.3", "-f", "csv", NULL);
+	parse_err("distcalc: error: '--format markdown' does not apply with '--check': it compares the JSON report and "
+		  "prints the differences as lines",
+		  "--check", "b.json", "-f", "markdown", NULL);
+	dc_buf_init(&b);
+	ck_assert_int_eq(dc_options_help(&b), 0);
+	ck_assert_ptr_nonnull(strstr(b.data, "exactly. It compares the JSON report: --format json\n"
+					     "                         is taken, any other --format refused\n"));
+	ck_assert_ptr_nonnull(strstr(b.data, "or without --check; --format as with --check.\n"));
+	/* and the other documented readings of this change */
+	ck_assert_ptr_nonnull(strstr(b.data, "('-' is standard output)\n"));
+	ck_assert_ptr_nonnull(strstr(b.data, "'-' reads standard input; the files it names\n"));
+	ck_assert_ptr_nonnull(strstr(b.data, "most one per online CPU (a note says when fewer);\n"));
+	dc_buf_release(&b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("options");
@@ -770,6 +905,9 @@ int main(void)
 	tcase_add_test(tc, test_usage_names_every_option);
 	tcase_add_test(tc, test_help_layout);
 	tcase_add_test(tc, test_out_of_memory);
+	tcase_add_test(tc, test_dash);
+	tcase_add_test(tc, test_list_blanks_trimmed);
+	tcase_add_test(tc, test_format_with_checks);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -98,7 +98,9 @@ int dc_check_stored_all(const char *expected, size_t expected_len);
 /* Reads the stored report `path` whole for --check, at most `max` bytes.
  * A regular file gets one buffer of its size (fstat), grown only when it
  * grows while being read; anything else (a pipe, a device) starts at
- * 64 KiB and doubles. Returns the bytes, NUL-terminated (the caller frees
+ * 64 KiB and doubles. `path` "-" is standard input (--check -, --config
+ * -), read from where it stands through a copy of descriptor 0, which
+ * stays open; messages call it "standard input". Returns the bytes, NUL-terminated (the caller frees
  * them), with their count in *len; or NULL with one line in diag:
  * DC_ERR_INPUT when it cannot be opened or read, is a directory or is over
  * `max` bytes, DC_ERR_INTERNAL when out of memory. */
@@ -118,7 +120,8 @@ char *dc_check_read_file_as(const char *path, const char *opt, size_t max, size_
  * them or lies under one, at a component boundary ("memory" takes
  * "memory.per_rank.peak_bytes" and "memory.classes[0]", never
  * "memory_x"); every other field, the header fields included, is left
- * out. At most DC_CHECK_ONLY_MAX paths, none empty. */
+ * out. The blanks around each path are dropped ("memory, comm "). At most
+ * DC_CHECK_ONLY_MAX paths, none empty. */
 #define DC_CHECK_ONLY_MAX 32
 
 /* As dc_check_compare, comparing only the fields under the paths in
@@ -140,7 +143,8 @@ int dc_check_compare_only(const char *expected, size_t expected_len, const char 
 
 /* 1 when `path` is a regular file above DC_CHECK_STREAM_BYTES (and at
  * most DC_CHECK_MAX_BYTES): --check compares it with
- * dc_check_compare_file instead of reading it whole. */
+ * dc_check_compare_file instead of reading it whole. Never for "-"
+ * (standard input cannot be read twice: its header, then the report). */
 int dc_check_stream_wanted(const char *path);
 
 /* As dc_check_stored_only, reading the file `path` as a stream. */
@@ -187,9 +191,12 @@ struct dc_check_max {
 			    * field (a mistyped field is named first), limit 0 */
 };
 
-/* Parses `arg` ("PATH=VALUE") into `m`. VALUE is a plain decimal number in
- * the field's base unit, or a quantity with a unit, whose kind the field's
- * key (the last component of PATH) names, as report keys carry their unit:
+/* Parses `arg` ("PATH=VALUE") into `m`, the blanks (spaces, tabs, line
+ * ends) around PATH and around VALUE dropped, as --set drops a value's
+ * (" a.time_s = 5 us " is "a.time_s" and "5 us"). VALUE is a plain
+ * decimal number in the field's base unit, or a quantity with a unit,
+ * whose kind the field's key (the last component of PATH) names, as
+ * report keys carry their unit:
  *   a key ending in "_GBps"  a bandwidth ("50 GB/s", "400 Gb/s"), in GB/s;
  *   a key ending in "_bytes_per_s" a bandwidth, in bytes/s;
  *   a key ending in "_per_s" otherwise (tokens_per_s) a rate: a plain number;
@@ -207,7 +214,9 @@ int dc_check_max_parse(const char *arg, struct dc_check_max *m, char *err, size_
  * ("PATH: VALUE is below the floor LIMIT"; LIMIT as given, then its value
  * in base units when it had a unit), and counts in *exceeded. Returns 0
  * when every budget was checked; -1 when a PATH is not a field of the
- * report (the nearest field's name suggested), or not a number there, or
+ * report (the nearest field's name suggested; where the report's "only"
+ * header names one table, SECTION.TABLE, a PATH elsewhere in SECTION is
+ * said to be left out by that --only), or not a number there, or
  * its VALUE had a unit the field has not (DC_ERR_USAGE, one line per such
  * path: "distcalc: error: '--check-max': 'PATH': ..."), or memory ran out
  * (DC_ERR_INTERNAL). The report is read as a stream, holding only the

@@ -42,7 +42,10 @@ enum dc_options_action {
  * dc_options_parse (nothing is copied): keep argv alive as long as this. */
 struct dc_options {
 	enum dc_options_action action;
-	const char *config;     /* --config FILE; NULL: the built-in default */
+	const char *config;     /* --config FILE; NULL: the built-in default. "-"
+				 * reads the config from standard input (main.c;
+				 * a relative model.hf_config or topology_file in
+				 * it is then relative to the current directory) */
 	const char *model;      /* --model FILE|NAME; NULL: none. A NAME (no '/',
 				 * not ending in .json) is the catalogue's
 				 * (catalogue.h); the loader resolves it */
@@ -50,16 +53,21 @@ struct dc_options {
 				 * name is not checked here (dc_experiment_find) */
 	uint64_t seed;          /* --seed N; 0 unless given */
 	enum dc_format format;  /* --format; DC_FORMAT_TABLE unless given */
-	const char *only;       /* --only SECTION[,SECTION...], the raw list; NULL:
-				 * every section. Never "": that is a usage error.
-				 * The names are not checked here. */
-	const char *output;     /* --output FILE; NULL: standard output */
+	const char *only;       /* --only SECTION[,SECTION...], the list with the
+				 * blanks around each name dropped (argv's string
+				 * when it has none, else only_copy); NULL: every
+				 * section. Never "": that is a usage error. The
+				 * names are not checked here. */
+	const char *output;     /* --output FILE; NULL: standard output, also
+				 * for FILE "-" */
 	const char *trace;      /* --trace FILE: one step as Chrome trace-event JSON; NULL: none */
 	struct dc_override *sets; /* --set PATH=VALUE, in order; owned (freed by
 				   * dc_options_release); NULL when nsets is 0 */
 	size_t nsets;
 	int all_rows;           /* --all */
-	const char *check;      /* --check FILE; NULL: no check */
+	const char *check;      /* --check FILE; NULL: no check. "-" reads the
+				 * stored report from standard input
+				 * (dc_check_read_file) */
 	double rtol;            /* --rtol X, a plain decimal number (no hex float,
 				 * inf or nan) from 0 to 1, subnormals included;
 				 * DC_CHECK_DEFAULT_RTOL unless given */
@@ -75,7 +83,8 @@ struct dc_options {
 				 * NULL when ncalibrate is 0 */
 	size_t ncalibrate;
 	const char *calibrate_compute; /* --calibrate-compute PROFILE.json (tools/gpu-probe.py); NULL: none */
-	const char *check_only; /* --check-only PATH[,PATH...], the raw list (no
+	const char *check_only; /* --check-only PATH[,PATH...], the list with the
+				 * blanks around each path dropped, as --only (no
 				 * empty path, at most DC_CHECK_ONLY_MAX); NULL:
 				 * compare every field. Only with --check */
 	const char **sweeps;    /* --sweep PATH=V1,V2,..., in order, each checked by
@@ -83,15 +92,21 @@ struct dc_options {
 				 * (freed by dc_options_release), the strings are
 				 * argv's; NULL when nsweeps is 0 */
 	size_t nsweeps;
-	const char *sweep_metrics; /* --sweep-metrics PATH[,PATH...], the raw list;
-				    * NULL: the headline metrics. Only with
+	const char *sweep_metrics; /* --sweep-metrics PATH[,PATH...], the list with
+				    * the blanks around each path dropped, as
+				    * --only; NULL: the headline metrics. Only with
 				    * --sweep; the paths are looked up by
 				    * dc_sweep_run */
 	const char *plot;       /* --plot FILE.svg; NULL: no chart */
-	unsigned jobs;          /* --jobs N, 1 to 1024: threads of --experiment search; 1 unless given */
+	unsigned jobs;          /* --jobs N, 1 to 1024: threads of --experiment search; 1 unless
+				 * given (main.c caps it at the online CPUs) */
 	const char *import;     /* --from-megatron/--from-torchtitan/--from-deepspeed FILE; NULL: none */
 	int import_format;      /* enum dc_import_format of `import` */
 	int emit_config;        /* --emit-config: print the equivalent distcalc config (needs `import`) */
+	/* the trimmed copies --only, --check-only and --sweep-metrics point
+	 * to where argv's list had blanks around an item (a CI file's YAML
+	 * adds them); owned, freed by dc_options_release; NULL: none */
+	char *only_copy, *check_only_copy, *sweep_metrics_copy;
 	int value_error;        /* the parse failed on a well-formed option's value (a
 				 * --check-max number or unit): the error alone, no
 				 * synopsis after it, as the budget's later checks */

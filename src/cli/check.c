@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -917,6 +918,20 @@ static cJSON *read_report(const char *text, size_t len, const char *name, struct
 	return e;
 }
 
+/* [p, p + n) without the blanks at either end (spaces, tabs, line
+ * ends), its length in *len, as --set and --sweep read a value. */
+static const char *blank_trim(const char *p, size_t n, size_t *len)
+{
+	while (n && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) {
+		p++;
+		n--;
+	}
+	while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r' || p[n - 1] == '\n'))
+		n--;
+	*len = n;
+	return p;
+}
+
 /* Splits the --check-only list into c->only. Returns 0, or -1 with a
  * usage error in diag. */
 static int split_only(struct cmp *c, const char *only, struct dc_diag *diag)
@@ -925,8 +940,11 @@ static int split_only(struct cmp *c, const char *only, struct dc_diag *diag)
 	if (!only)
 		return 0;
 	for (;;) {
-		size_t n = strcspn(p, ",");
-		if (n == 0) {
+		size_t n = strcspn(p, ","), len;
+		/* the blanks around a path are no part of it (a CI file's
+		 * YAML adds them: ' step.time_s' matched no field) */
+		const char *t = blank_trim(p, n, &len);
+		if (len == 0) {
 			dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '--check-only': empty path in '%s'", only);
 			return -1;
 		}
@@ -935,8 +953,8 @@ static int split_only(struct cmp *c, const char *only, struct dc_diag *diag)
 				      DC_CHECK_ONLY_MAX);
 			return -1;
 		}
-		c->only[c->nonly] = p;
-		c->only_len[c->nonly++] = n;
+		c->only[c->nonly] = t;
+		c->only_len[c->nonly++] = len;
 		if (p[n] == '\0')
 			return 0;
 		p += n + 1;
@@ -1502,24 +1520,35 @@ char *dc_check_read_file_as(const char *path, const char *opt, size_t max, size_
 	struct stat st;
 	char *buf = NULL;
 	size_t n = 0, cap;
-	int fd = open(path, O_RDONLY);
-	char too_big[64];
+	/* "-" is standard input, read from where it stands (its own copy of
+	 * the descriptor, so that the close below leaves descriptor 0 open) */
+	int in = strcmp(path, "-") == 0;
+	int fd = in ? dup(STDIN_FILENO) : open(path, O_RDONLY);
+	char too_big[64], shown[PATH_MAX + 8];
+	off_t at = 0;
 
 	snprintf(too_big, sizeof(too_big), "larger than %zu MiB", max >> 20);
+	if (in)
+		snprintf(shown, sizeof(shown), "standard input");
+	else
+		snprintf(shown, sizeof(shown), "'%s'", path);
 	if (fd < 0 || fstat(fd, &st) != 0) {
-		dc_diag_error(diag, DC_ERR_INPUT, "distcalc: error: '%s': cannot open '%s': %s", opt, path, strerror(errno));
+		dc_diag_error(diag, DC_ERR_INPUT, "distcalc: error: '%s': cannot open %s: %s", opt, shown, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return NULL;
 	}
-	if (S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && (uint64_t)st.st_size > max)) {
-		dc_diag_error(diag, DC_ERR_INPUT, "distcalc: error: '%s': '%s' is %s", opt, path,
+	/* standard input from a file is read from its offset on */
+	if (in && S_ISREG(st.st_mode) && (at = lseek(fd, 0, SEEK_CUR)) < 0)
+		at = 0;
+	if (S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && (uint64_t)(st.st_size - at) > max)) {
+		dc_diag_error(diag, DC_ERR_INPUT, "distcalc: error: '%s': %s is %s", opt, shown,
 			      S_ISDIR(st.st_mode) ? "a directory" : too_big);
 		return read_fail(fd, NULL);
 	}
 	/* a regular file takes its size (+1 to see it grew, +1 for a NUL);
 	 * anything else starts small and doubles */
-	cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 2 : READ_FIRST_BYTES;
+	cap = S_ISREG(st.st_mode) && st.st_size >= at ? (size_t)(st.st_size - at) + 2 : READ_FIRST_BYTES;
 	for (;;) {
 		ssize_t r;
 		if (n == cap || !buf) {
@@ -1536,7 +1565,7 @@ char *dc_check_read_file_as(const char *path, const char *opt, size_t max, size_
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			dc_diag_error(diag, DC_ERR_INPUT, "distcalc: error: '%s': cannot read '%s': %s", opt, path,
+			dc_diag_error(diag, DC_ERR_INPUT, "distcalc: error: '%s': cannot read %s: %s", opt, shown,
 				      strerror(errno));
 			return read_fail(fd, buf);
 		}
@@ -1544,7 +1573,7 @@ char *dc_check_read_file_as(const char *path, const char *opt, size_t max, size_
 			break;
 		n += (size_t)r;
 		if (n > max) {
-			dc_diag_error(diag, DC_ERR_INPUT, "distcalc: error: '%s': '%s' is %s", opt, path, too_big);
+			dc_diag_error(diag, DC_ERR_INPUT, "distcalc: error: '%s': %s is %s", opt, shown, too_big);
 			return read_fail(fd, buf);
 		}
 	}
@@ -1676,17 +1705,35 @@ const char *dc_check_ranked_table(const char *path)
 int dc_check_max_parse(const char *arg, struct dc_check_max *m, char *err, size_t errlen)
 {
 	const char *eq = strchr(arg, '=');
-	char *path, why[200];
+	char *path, *trimmed = NULL, why[200];
 	const char *t;
 	double limit = 0;
 	int ok, no_unit = 0;
 
+	if (eq) {
+		/* the blanks around PATH and VALUE are no part of them, as
+		 * --set and --sweep drop them around a value (a CI file's YAML
+		 * adds them: '80GiB ' was "unknown size unit 'GiB '") */
+		size_t pn, vn;
+		const char *p = blank_trim(arg, (size_t)(eq - arg), &pn), *v = blank_trim(eq + 1, strlen(eq + 1), &vn);
+		if (pn != (size_t)(eq - arg) || vn != strlen(eq + 1)) {
+			if (!(trimmed = dc_asprintf("%.*s=%.*s", (int)pn, p, (int)vn, v))) {
+				snprintf(err, errlen, "out of memory");
+				return -1;
+			}
+			arg = trimmed;
+			eq = arg + pn;
+		}
+	}
 	if (!eq || eq == arg || !eq[1]) {
 		snprintf(err, errlen, "expected PATH=VALUE, as in memory.per_rank.peak_bytes=80GiB");
+		free(trimmed);
 		return -1;
 	}
-	if (!(path = dc_strdup(arg))) {
+	path = dc_strdup(arg);
+	if (!path) {
 		snprintf(err, errlen, "out of memory");
+		free(trimmed);
 		return -1;
 	}
 	path[eq - arg] = '\0';
@@ -1768,6 +1815,7 @@ int dc_check_max_parse(const char *arg, struct dc_check_max *m, char *err, size_
 	if (!ok) {
 		snprintf(err, errlen, "%s", why);
 		free(path);
+		free(trimmed);
 		return -1;
 	}
 	if (!m->warn[0] && (t = dc_check_ranked_table(path)) != NULL)
@@ -1780,6 +1828,7 @@ int dc_check_max_parse(const char *arg, struct dc_check_max *m, char *err, size_
 	m->limit = no_unit ? 0 : limit;
 	m->no_unit = no_unit;
 	m->min = 0;
+	free(trimmed);
 	return 0;
 }
 
@@ -2316,7 +2365,10 @@ static void l_compare(struct lock *l, int top)
 int dc_check_stream_wanted(const char *path)
 {
 	struct stat st;
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > DC_CHECK_STREAM_BYTES &&
+	/* standard input is read whole: a stream of it could not be read twice
+	 * (the header first, then the comparison) */
+	return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	       (uint64_t)st.st_size > DC_CHECK_STREAM_BYTES &&
 	       (uint64_t)st.st_size <= DC_CHECK_MAX_BYTES;
 }
 
@@ -2562,6 +2614,9 @@ struct dc_budget_stream {
 	char path[1024];
 	size_t plen;
 	char key[256];
+	/* the report's "only" header field: its --only, or the one a --check
+	 * file holds ("" none) */
+	char only[256];
 	int bad, oom;
 };
 
@@ -2859,6 +2914,8 @@ static void bs_parse(struct dc_budget_stream *s, const char *p, const char *end)
 			}
 			text[0] = '"';
 			strcat(text, "\"");
+			if (s->depth == 1 && strcmp(s->path, "only") == 0 && bs_string(p + 1, end, s->only, sizeof(s->only)) < 0)
+				s->only[0] = '\0';
 			bs_missing(s, p + 1, end);
 			bs_leaf(s, 0, 0, text);
 			p += n + 2;
@@ -2917,6 +2974,23 @@ int dc_budget_stream_feed(void *ctx, const char *data, size_t len)
 	return 0;
 }
 
+/* Under --only SECTION.TABLE (the report's "only" holds one path with a
+ * dot) the report holds that table alone: a path into the same section
+ * but not under the table is one --only left out, not one the section
+ * lacks (a trial's 'memory.per_rank' has no 'peak_bytes'). Returns the
+ * section name's length then, else 0. */
+static size_t only_table_leaves_out(const char *only, const char *path)
+{
+	size_t sec = strcspn(only, ".,"), n = strlen(only);
+	if (only[sec] != '.' || strchr(only, ','))
+		return 0;
+	if (strncmp(path, only, sec) != 0 || (path[sec] != '.' && path[sec] != '['))
+		return 0;
+	if (strncmp(path, only, n) == 0 && (path[n] == '\0' || path[n] == '.' || path[n] == '['))
+		return 0;
+	return sec;
+}
+
 /* Are the first `matched` bytes of `path` a sweep's row, "sweep.rows[I]"? */
 static int sweep_row(const char *path, size_t matched)
 {
@@ -2957,12 +3031,20 @@ int dc_budget_stream_finish(struct dc_budget_stream *s, struct dc_buf *out, size
 		}
 		if (!b->found || !b->is_num) {
 			size_t object = 0;
+			size_t only_sec = b->found ? 0 : only_table_leaves_out(s->only, m->path);
 			const char *when = b->found || b->missing_at || b->near_depth <= 2 ? NULL
 												: conditional_when(m->path, &object);
 			/* the conditional object is there: what is missing is below it */
 			if (when && object && b->matched >= object)
 				when = NULL;
-			if (when)
+			if (only_sec)
+				/* as for a section --only leaves out, below */
+				dc_diag_error(diag, DC_ERR_USAGE,
+					      "distcalc: error: '%s': '%s': not in the report: --only %s (the command's or the one "
+					      "a --check file holds) prints that table alone and leaves out the rest of '%.*s'; "
+					      "--only %.*s prints the whole section",
+					      opt, m->path, s->only, (int)only_sec, m->path, (int)only_sec, m->path);
+			else if (when)
 				dc_diag_error(diag, DC_ERR_USAGE,
 					      "distcalc: error: '%s': '%s': not in this report: it is there only %s "
 					      "(docs/output.md, \"What the full report leaves out\")",

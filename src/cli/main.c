@@ -757,6 +757,29 @@ static int side_finish_after(struct side_out *t, int rc)
 	return src != EXIT_OK ? src : rc;
 }
 
+/* --config -: the config read from standard input, once, before anything
+ * loads it; every load of the command's config then takes these bytes,
+ * named "-" (a relative model.hf_config or cluster.topology_file in them
+ * is relative to the current directory, as in any config not read from a
+ * file). NULL text:
+ * --config names a file, or is not given. */
+static struct {
+	char *text;
+	size_t len;
+} stdin_config;
+
+/* Loads the command's own config (not an imported one): the bytes
+ * --config - read, --config FILE, or the built-in default. */
+static int load_command_config(const struct dc_options *o, const struct dc_load_opts *lo, struct dc_config *cfg,
+			       struct dc_diag *d)
+{
+	if (stdin_config.text)
+		return dc_config_load_buffer_opts(stdin_config.text, stdin_config.len, "-", lo, cfg, d);
+	if (o->config)
+		return dc_config_load_file_opts(o->config, lo, cfg, d);
+	return dc_config_load_buffer_opts(dc_default_config, dc_default_config_len, "configs/systems.json", lo, cfg, d);
+}
+
 /* -o onto a file this run reads (the same inode, through any link) would
  * replace an input with the report: refuse. Devices are left alone:
  * --config /dev/stdin with -o /dev/stdout may be one terminal. Returns
@@ -815,7 +838,11 @@ static int output_not_input_as(const struct dc_options *o, const char *option)
 		}
 	}
 	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
-		if (paths[i] && stat(paths[i], &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+		/* "-" (--config, --check) is standard input: the file behind
+		 * it, when it is one (`-c - <plan.json -o plan.json`) */
+		int got = paths[i] && (strcmp(paths[i], "-") == 0 ? fstat(STDIN_FILENO, &in) == 0 && S_ISREG(in.st_mode)
+								  : stat(paths[i], &in) == 0);
+		if (got && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
 			fprintf(stderr,
 				"distcalc: error: '%s': '%s' is the '%s' file '%s'; "
 				"refusing to overwrite an input\n",
@@ -1240,6 +1267,12 @@ static int sweep(const struct dc_experiment *exp, const struct dc_options *o, co
 	sl.name = "configs/systems.json";
 	sl.model_file = o->model;
 	sl.auto_layout = o->model && !o->config && !imported;
+	if (stdin_config.text) {
+		sl.config_path = NULL;
+		sl.buf = stdin_config.text;
+		sl.len = stdin_config.len;
+		sl.name = "-";
+	}
 	if (imported) {
 		sl.config_path = NULL;
 		sl.buf = imported;
@@ -1265,9 +1298,7 @@ static int sweep(const struct dc_experiment *exp, const struct dc_options *o, co
 		struct dc_load_opts lo = {o->sets, o->nsets, o->model, o->model && !o->config};
 		int loaded;
 		dc_diag_init(&bd);
-		loaded = o->config ? dc_config_load_file_opts(o->config, &lo, &bc, &bd)
-				   : dc_config_load_buffer_opts(dc_default_config, dc_default_config_len,
-								"configs/systems.json", &lo, &bc, &bd);
+		loaded = load_command_config(o, &lo, &bc, &bd);
 		dc_diag_release(&bd);
 		if (loaded == 0 && (rc = outputs_not_config_inputs(o, &bc)) != EXIT_OK) {
 			dc_diag_release(&diag);
@@ -1357,7 +1388,10 @@ static int sweep(const struct dc_experiment *exp, const struct dc_options *o, co
 		rc = emit(report, o, &ro);
 	}
 	rc = side_finish_after(&chart, rc);
-	if (rc == EXIT_OK && dc_sweep_valid_points(report) == 0) {
+	/* no point ran: the sweep's own failure, exit 3 (docs/sweeps.md),
+	 * said whatever the checks found, as a single run's invalid config
+	 * exits 3 before any check */
+	if ((rc == EXIT_OK || rc == EXIT_CHECK) && dc_sweep_valid_points(report) == 0) {
 		fprintf(stderr, "distcalc: error: '--sweep': no point of the sweep ran (each row says why)\n");
 		rc = EXIT_CONFIG;
 	} else if ((rc == EXIT_OK || rc == EXIT_CHECK) && dc_sweep_valid_points(report) < dc_sweep_points(report)) {
@@ -1568,7 +1602,15 @@ static int import_config(const struct dc_options *o, struct dc_import *imp, char
 					"size (Megatron-LM pads the tokenizer's to a multiple of --make-vocab-size-divisible-by "
 					"x tp; a --set is taken as given, unpadded), or --vocab-size in the script, which is padded\n");
 	}
-	if (o->config) {
+	if (stdin_config.text) {
+		/* read once already: a copy, freed as a file's bytes are */
+		if (!(base = dc_strndup(stdin_config.text, stdin_config.len))) {
+			fprintf(stderr, "distcalc: error: out of memory\n");
+			rc = EXIT_INTERNAL;
+			goto done;
+		}
+		base_len = stdin_config.len;
+	} else if (o->config) {
 		if (!(base = dc_check_read_file_as(o->config, "--config", DC_CONFIG_MAX_BYTES, &base_len, &d))) {
 			print_diag(&d, 0);
 			rc = exit_for(d.status);
@@ -1624,6 +1666,23 @@ static void load_opts(const struct dc_options *o, const struct dc_experiment *ex
 	lo->auto_layout = o->model && !o->config && !o->import;
 	lo->search = strcmp(exp->name, "search") == 0;
 	lo->experiment = exp->name;
+}
+
+/* --jobs past the machine's online CPUs: the extra threads only wait for
+ * a CPU, and each costs its start and its share of the results (1000 on
+ * a few CPUs made a search 40 times slower than 4), so the search runs
+ * one a CPU and a note says so. The search itself takes no more threads
+ * than it has outer tuples (search.h); the result is the same for any
+ * count. */
+static void cap_jobs(struct dc_options *o)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (o->jobs <= 1 || cpus < 1 || (unsigned long)cpus >= o->jobs)
+		return;
+	fprintf(stderr, "distcalc: note: '--jobs %u': this machine has %ld online CPU%s; the search runs %ld thread%s "
+			"(more would only wait for a CPU; the result is the same)\n",
+		o->jobs, cpus, cpus == 1 ? "" : "s", cpus, cpus == 1 ? "" : "s");
+	o->jobs = (unsigned)cpus;
 }
 
 /* --emit-config: the config text, through the --output sink. */
@@ -1726,6 +1785,16 @@ int main(int argc, char **argv)
 	}
 	if ((rc = output_not_input(&o)) != EXIT_OK)
 		goto done;
+	if (o.config && strcmp(o.config, "-") == 0) {
+		/* --config -: standard input, read whole once (a file named
+		 * "-" is ./-); every load below takes these bytes */
+		if (!(stdin_config.text = dc_check_read_file_as("-", "--config", DC_CONFIG_MAX_BYTES, &stdin_config.len, &diag))) {
+			print_diag(&diag, 0);
+			rc = exit_for(diag.status);
+			goto done;
+		}
+	}
+	cap_jobs(&o);
 	if (o.import && (rc = import_config(&o, &imp, &imported, &imported_len, &imported_name, &early)) != EXIT_OK)
 		goto done;
 	if (o.nsweeps) {
@@ -1768,7 +1837,7 @@ int main(int argc, char **argv)
 			goto done;
 		}
 	} else if (o.config) {
-		load_rc = dc_config_load_file_opts(o.config, &lo, &cfg, &diag);
+		load_rc = load_command_config(&o, &lo, &cfg, &diag);
 	} else {
 		fprintf(stderr, "distcalc: no --config given; using the built-in default (configs/systems.json)%s\n",
 			o.model ? " with the model from --model" : "");
@@ -1887,6 +1956,8 @@ int main(int argc, char **argv)
 	rc = side_finish_after(&trace, rc);
 	rc = side_finish_after(&chart, rc);
 done:
+	free(stdin_config.text);
+	stdin_config.text = NULL;
 	free(imported);
 	free(imported_name);
 	dc_import_release(&imp);

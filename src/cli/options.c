@@ -107,6 +107,77 @@ static int file_name(const char *name, const char *v, const char **out, struct d
 	return 0;
 }
 
+/* An input that cannot come from standard input: "-" would be opened as
+ * a file named "-" (a trial's "-: cannot open"), so it is refused with
+ * what does read it; a file of that name is ./- */
+static int not_stdin(struct dc_options *o, const char *name, const char *v, struct dc_diag *d)
+{
+	if (strcmp(v, "-") != 0)
+		return 0;
+	return bad_value(o, d,
+			 "'%s': '-' (standard input) is read only by '--config' and '--check'; give a file (./- for one "
+			 "named '-')",
+			 name);
+}
+
+/* An output other than the report's: "-" would create a file named "-"
+ * (a trial's chart did), and standard output takes the report */
+static int not_stdout(struct dc_options *o, const char *name, const char *v, struct dc_diag *d)
+{
+	if (strcmp(v, "-") != 0)
+		return 0;
+	return bad_value(o, d,
+			 "'%s': '-' is not taken: standard output holds the report; give /dev/stdout to write it there "
+			 "after the report, or ./- for a file named '-'",
+			 name);
+}
+
+static int is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* `v` with the blanks around each comma-separated item dropped, as --set
+ * and --sweep drop them around a value (a CI file's YAML adds them:
+ * --only 'summary, memory' was "unknown section ' memory'"): `v` itself
+ * when it has none, else a copy kept in *copy. NULL when out of memory. */
+static const char *trim_items(const char *v, char **copy)
+{
+	size_t w = 0;
+	char *t;
+	if (!strpbrk(v, " \t\r\n"))
+		return v;
+	if (!(t = dc_malloc(strlen(v) + 1)))
+		return NULL;
+	for (const char *p = v;;) {
+		size_t n = strcspn(p, ",");
+		const char *a = p, *b = p + n;
+		while (a < b && is_blank(*a))
+			a++;
+		while (b > a && is_blank(b[-1]))
+			b--;
+		memcpy(t + w, a, (size_t)(b - a));
+		w += (size_t)(b - a);
+		if (!p[n])
+			break;
+		t[w++] = ',';
+		p += n + 1;
+	}
+	t[w] = '\0';
+	if (strcmp(t, v) == 0) {
+		free(t);
+		return v;
+	}
+	*copy = t;
+	return t;
+}
+
+static int out_of_memory(struct dc_diag *d)
+{
+	dc_diag_error(d, DC_ERR_INTERNAL, "distcalc: error: out of memory");
+	return -1;
+}
+
 static int apply_config(struct dc_options *o, const char *v, struct dc_diag *d)
 {
 	return file_name("--config", v, &o->config, d);
@@ -114,6 +185,8 @@ static int apply_config(struct dc_options *o, const char *v, struct dc_diag *d)
 
 static int apply_model(struct dc_options *o, const char *v, struct dc_diag *d)
 {
+	if (not_stdin(o, "--model", v, d) != 0)
+		return -1;
 	return file_name("--model", v, &o->model, d);
 }
 
@@ -177,17 +250,28 @@ static int apply_format(struct dc_options *o, const char *v, struct dc_diag *d)
 
 static int apply_only(struct dc_options *o, const char *v, struct dc_diag *d)
 {
+	const char *t;
 	if (!*v)
 		return usage(d, "'--only': empty section list");
 	if (o->only)
 		return usage(d, "'--only': given twice; list every section in one, as in --only memory,comm");
-	o->only = v;
+	if (!(t = trim_items(v, &o->only_copy)))
+		return out_of_memory(d);
+	if (!*t)
+		return usage(d, "'--only': empty section list");
+	o->only = t;
 	return 0;
 }
 
 static int apply_output(struct dc_options *o, const char *v, struct dc_diag *d)
 {
-	return file_name("--output", v, &o->output, d);
+	if (file_name("--output", v, &o->output, d) != 0)
+		return -1;
+	/* "-" is standard output, as a Unix tool reads it: it made a file
+	 * named "-" (a file of that name is ./-) */
+	if (strcmp(v, "-") == 0)
+		o->output = NULL;
+	return 0;
 }
 
 /* Names whose ending promises another format than the trace's plain
@@ -212,6 +296,8 @@ static int apply_trace(struct dc_options *o, const char *v, struct dc_diag *d)
 					 v, not_trace[i], stem, v, json ? "" : ".json");
 		}
 	}
+	if (not_stdout(o, "--trace", v, d) != 0)
+		return -1;
 	return file_name("--trace", v, &o->trace, d);
 }
 
@@ -315,11 +401,15 @@ static int apply_unset(struct dc_options *o, const char *v, struct dc_diag *d)
 static int apply_check_only(struct dc_options *o, const char *v, struct dc_diag *d)
 {
 	size_t n = 1;
+	const char *t;
 	if (o->check_only)
 		return usage(d, "'--check-only': given twice; list every path in one, as in --check-only memory,comm");
-	for (const char *p = v;; p++) {
+	if (!(t = trim_items(v, &o->check_only_copy)))
+		return out_of_memory(d);
+	/* a path of blanks alone is as empty as none */
+	for (const char *p = t;; p++) {
 		if (*p == ',' || *p == '\0') {
-			if (p == v || p[-1] == ',' || (*p == ',' && !p[1]))
+			if (p == t || p[-1] == ',' || (*p == ',' && !p[1]))
 				return usage(d, "'--check-only': empty path in '%s'", v);
 		}
 		if (*p == '\0')
@@ -328,7 +418,7 @@ static int apply_check_only(struct dc_options *o, const char *v, struct dc_diag 
 	}
 	if (n > DC_CHECK_ONLY_MAX)
 		return usage(d, "'--check-only': more than %d paths", DC_CHECK_ONLY_MAX);
-	o->check_only = v;
+	o->check_only = t;
 	return 0;
 }
 
@@ -337,6 +427,8 @@ static int apply_calibrate(struct dc_options *o, const char *v, struct dc_diag *
 	const char **a;
 	if (!*v)
 		return usage(d, "'--calibrate': empty file name");
+	if (not_stdin(o, "--calibrate", v, d) != 0)
+		return -1;
 	a = dc_realloc(o->calibrate, (o->ncalibrate + 1) * sizeof(*a));
 	if (!a) {
 		dc_diag_error(d, DC_ERR_INTERNAL, "distcalc: error: out of memory");
@@ -351,6 +443,8 @@ static int apply_calibrate_compute(struct dc_options *o, const char *v, struct d
 {
 	if (!*v)
 		return usage(d, "'--calibrate-compute': empty file name");
+	if (not_stdin(o, "--calibrate-compute", v, d) != 0)
+		return -1;
 	o->calibrate_compute = v;
 	return 0;
 }
@@ -382,11 +476,16 @@ static int apply_sweep(struct dc_options *o, const char *v, struct dc_diag *d)
 
 static int apply_sweep_metrics(struct dc_options *o, const char *v, struct dc_diag *d)
 {
+	const char *t;
 	if (!*v)
 		return usage(d, "'--sweep-metrics': empty path list");
 	if (o->sweep_metrics)
 		return usage(d, "'--sweep-metrics': given twice; list every path in one, as in --sweep-metrics summary.peak_bytes,comm.dp.time_s");
-	o->sweep_metrics = v;
+	if (!(t = trim_items(v, &o->sweep_metrics_copy)))
+		return out_of_memory(d);
+	if (!*t)
+		return usage(d, "'--sweep-metrics': empty path list");
+	o->sweep_metrics = t;
 	return 0;
 }
 
@@ -403,6 +502,8 @@ static int apply_plot(struct dc_options *o, const char *v, struct dc_diag *d)
 			return bad_value(o, d, "'--plot': the chart is SVG, but '%s' names a %s file; name it %.*s.svg (and convert it if you need %s)",
 				     v, not_svg[i] + 1, (int)(n - e), v, not_svg[i] + 1);
 	}
+	if (not_stdout(o, "--plot", v, d) != 0)
+		return -1;
 	return file_name("--plot", v, &o->plot, d);
 }
 
@@ -421,6 +522,8 @@ static int apply_import(struct dc_options *o, const char *v, struct dc_diag *d, 
 	if (o->import)
 		return usage(d, "'%s': one import at a time ('%s' was given)", dc_import_option(f),
 			     dc_import_option((enum dc_import_format)o->import_format));
+	if (not_stdin(o, dc_import_option(f), v, d) != 0)
+		return -1;
 	if (file_name(dc_import_option(f), v, &o->import, d) != 0)
 		return -1;
 	o->import_format = (int)f;
@@ -468,7 +571,10 @@ static int apply_version(struct dc_options *o, const char *v, struct dc_diag *d)
 
 const struct dc_option dc_option_table[] = {
 	{"--config", 'c', "FILE", "read the config from FILE (default: the built-in copy\n"
-				  "of configs/systems.json)",
+				  "of configs/systems.json)\n"
+				  "'-' reads standard input; the files it names\n"
+				  "(model.hf_config, cluster.topology_file) are then\n"
+				  "relative to the current directory",
 	 apply_config},
 	{"--model", 'm', "FILE|NAME", "read the model shape from a Hugging Face config.json\n"
 				 "(Llama 2/3, Mistral, Mistral Small 3.x, Mixtral,\n"
@@ -518,7 +624,9 @@ const struct dc_option dc_option_table[] = {
 				  "SECTION.TABLE (strategies.variants, sweep.rows; listed\n"
 				  "below): that table alone, in CSV a plain table",
 	 apply_only},
-	{"--output", 'o', "FILE", "write to FILE atomically instead of standard output", apply_output},
+	{"--output", 'o', "FILE", "write to FILE atomically instead of standard output\n"
+				  "('-' is standard output)",
+	 apply_output},
 	{"--trace", 0, "FILE", "also write one step as Chrome trace-event JSON to FILE\n"
 			       "(atomically; open it in Perfetto or chrome://tracing):\n"
 			       "a process per pipeline stage (at most 16), compute,\n"
@@ -543,9 +651,11 @@ const struct dc_option dc_option_table[] = {
 	 apply_unset},
 	{"--all", 0, NULL, "print every row of long tables (events, per-rank)", apply_all},
 	{"--check", 0, "FILE", "compare the report with a stored JSON report (written\n"
-			       "by --format json --output FILE): one line per field\n"
-			       "that moved; exit 6 if any did. Whole numbers (bytes,\n"
-			       "counts) must match exactly",
+			       "by --format json --output FILE; '-' reads standard\n"
+			       "input): one line per field that moved; exit 6 if any\n"
+			       "did. Whole numbers (bytes, counts) must match\n"
+			       "exactly. It compares the JSON report: --format json\n"
+			       "is taken, any other --format refused",
 	 apply_check},
 	{"--rtol", 0, "X", "relative tolerance for other numbers under --check:\n"
 			   "|got - expected| <= X times the larger of the two, so\n"
@@ -556,7 +666,8 @@ const struct dc_option dc_option_table[] = {
 				     "PATH is above VALUE; VALUE takes the field's unit\n"
 				     "(bytes \"80GiB\", times \"0.5s\", bandwidths \"50GB/s\"),\n"
 				     "a plain number is in its base unit. Repeatable; with\n"
-				     "or without --check. Example:\n"
+				     "or without --check; --format as with --check.\n"
+				     "Example:\n"
 				     "  --check-max memory.per_rank.peak_bytes=80GiB",
 	 apply_check_max},
 	{"--check-min", 0, "PATH=VALUE", "a floor for CI: exit 6 when the report's number at\n"
@@ -620,8 +731,9 @@ const struct dc_option dc_option_table[] = {
 				  "(--sweep); nothing to draw is an error (exit 2),\n"
 				  "found before anything is printed. docs/sweeps.md",
 	 apply_plot},
-	{"--jobs", 'j', "N", "threads for --experiment search (default: 1); the\n"
-			     "result is the same for every N",
+	{"--jobs", 'j', "N", "threads for --experiment search (default: 1), at\n"
+			     "most one per online CPU (a note says when fewer);\n"
+			     "the result is the same for every N",
 	 apply_jobs},
 	{"--help", 'h', NULL, "print this help and exit", apply_help},
 	{"--version", 'V', NULL, "print the version and exit", apply_version},
@@ -646,6 +758,9 @@ void dc_options_release(struct dc_options *o)
 	free(o->sets);
 	free(o->calibrate);
 	free(o->sweeps);
+	free(o->only_copy);
+	free(o->check_only_copy);
+	free(o->sweep_metrics_copy);
 	dc_options_init(o);
 }
 
@@ -784,6 +899,9 @@ int dc_options_parse(int argc, const char *const *argv, struct dc_options *o,
 				return usage(diag, "'%s': the floor %s (--check-min) is above the budget %s (--check-max): no value passes both",
 					     b->path, lo->value, hi->value);
 		}
+	/* standard input is read once: two inputs cannot both be it */
+	if (o->config && o->check && strcmp(o->config, "-") == 0 && strcmp(o->check, "-") == 0)
+		return usage(diag, "'--config -' and '--check -' both read standard input; give one of them a file");
 	if (o->check && o->output)
 		return usage(diag, "'--check' prints differences to standard output; it cannot be combined with '--output'");
 	if (o->nmaxes && o->output)

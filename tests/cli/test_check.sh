@@ -483,6 +483,38 @@ grep -q '^strategies.variants\[1\].strategy: expected "configured", got "pure_dp
 expect 6 "ranked: same order" "$bin" --config "$cfg" --set training.micro_batch_size=2 --check ranked.json
 grep -q 'rank order' out.txt && fail "ranked: a note where no row changed rank: $(grep 'rank order' out.txt)"
 
+# 17. standard input: --check - reads the stored report from it (a pipe or
+# a file), --config - the config; the output guard sees the file behind it
+expect 0 "check from standard input" sh -c '"$1" --config "$2" --seed 7 --check - <budget.json' sh "$bin" "$cfg"
+grep -q "check '-': [0-9]* fields compared, 0 moved" err.txt || fail "--check -: $(cat err.txt)"
+expect 0 "check through a pipe" sh -c 'cat budget.json | "$1" --config "$2" --seed 7 --check -' sh "$bin" "$cfg"
+expect 0 "config from standard input" sh -c '"$1" --config - --seed 7 --check budget.json <"$2"' sh "$bin" "$cfg"
+grep -q "0 moved" err.txt || fail "--config -: $(cat err.txt)"
+cp "$cfg" plan.json
+expect 2 "--output onto the config on standard input" sh -c '"$1" --config - --output plan.json <plan.json' sh "$bin"
+grep -q "'--output': 'plan.json' is the '--config' file '-'; refusing to overwrite an input" err.txt ||
+	fail "guard on standard input: $(cat err.txt)"
+cmp -s plan.json "$cfg" || fail "guard on standard input: the config was replaced"
+
+# 18. --jobs past the online CPUs runs one thread a CPU, says so in a note,
+# and gives the same report (1000 threads on a few CPUs made a search 40
+# times slower than 4)
+cpus=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 0)
+search_cfg=$src/configs/korthikanti-22b.json
+if [ "$cpus" -ge 1 ] 2>/dev/null && [ "$cpus" -lt 1024 ]; then
+	expect 0 "search --jobs 1" "$bin" --config "$search_cfg" --experiment search --format json
+	mv out.txt jobs1.json
+	expect 0 "search --jobs 1024" "$bin" --config "$search_cfg" --experiment search --format json --jobs 1024
+	cmp -s out.txt jobs1.json || fail "--jobs 1024 changed the report"
+	grep -q "^distcalc: note: '--jobs 1024': this machine has $cpus online CPUs*; the search runs $cpus threads* " err.txt ||
+		fail "--jobs 1024: no note of the cap to $cpus: $(cat err.txt)"
+	grep -q "priced layouts/s on $cpus threads*$" err.txt || fail "--jobs 1024: not $cpus threads: $(cat err.txt)"
+	expect 0 "search --jobs $cpus" "$bin" --config "$search_cfg" --experiment search --format json --jobs "$cpus"
+	grep -q "note: '--jobs" err.txt && fail "--jobs $cpus: a note where nothing was capped: $(cat err.txt)"
+else
+	echo "skip: --jobs cap (online CPUs: '$cpus')"
+fi
+
 # --check-max's keys that come and go (src/cli/check.c conditional_keys)
 # each have a row in docs/output.md's table of what a report leaves out, a
 # key or its prefix in backquotes: the two lists stay alike
