@@ -309,12 +309,19 @@ START_TEST(test_keys_without_effect)
 	ck_assert_int_eq(load_said(base, (const char *const[]){"training.framework=torchtitan", "parallel.sharding=fsdp"}, 2,
 				   0, got, sizeof(got)),
 			 0);
-	ck_assert_str_eq(got, "--set: 'precision.preset': left at \"course\" (2-byte gradients, BF16 shards), but training.framework is \"torchtitan\", whose FSDP2 keeps FP32 parameter shards and reduces the gradients in FP32 (mixed_precision_param \"bfloat16\" gathers, mixed_precision_reduce \"float32\": torchtitan/config/configs.py:94-102 at b5bcd76c); set precision.preset \"fsdp2\" to price them so, or give precision.grad_bytes");
+	ck_assert_str_eq(got, "--set: 'precision.preset': left at \"course\" (2-byte gradients, BF16 shards), but training.framework is \"torchtitan\", whose FSDP2 keeps FP32 parameter shards and reduces the gradients in FP32 (mixed_precision_param \"bfloat16\" gathers, mixed_precision_reduce \"float32\": torchtitan/config/configs.py:94-102 at b5bcd76c); set precision.preset \"fsdp2\" to price them so, or give the state bytes (precision.param_bytes, grad_bytes and the others)");
 	/* under megatron, unless the gradients' bytes are given */
 	ck_assert_int_eq(load_said(base, (const char *const[]){"training.framework=megatron"}, 1, 0, got, sizeof(got)), 0);
 	ck_assert_msg(strstr(got, "whose --bf16 runs accumulate and reduce the gradients in FP32") != NULL, "%s", got);
 	ck_assert_int_eq(load_said(base, (const char *const[]){"training.framework=megatron", "precision.grad_bytes=2"}, 2, 0,
 				   got, sizeof(got)),
+			 0);
+	ck_assert_str_eq(got, "");
+	/* any state's bytes given: the user chose them (a review saw FP32
+	 * shards given with param_bytes 4 called "BF16 shards") */
+	ck_assert_int_eq(load_said(base, (const char *const[]){"training.framework=torchtitan", "parallel.sharding=fsdp",
+							     "precision.param_bytes=4"},
+				   3, 0, got, sizeof(got)),
 			 0);
 	ck_assert_str_eq(got, "");
 }

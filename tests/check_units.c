@@ -110,6 +110,8 @@ START_TEST(test_bytes_errors)
 	bytes_err("79,5 GiB", "'79,5': the decimal separator is '.', whatever the locale: write '79.5 GiB'");
 	bw_err("12,25GB/s", "'12,25': the decimal separator is '.', whatever the locale: write '12.25GB/s'");
 	time_err("2,5 us", "'2,5': the decimal separator is '.', whatever the locale: write '2.5 us'");
+	/* three digits after it: a thousands separator as likely */
+	bytes_err("1,024 GiB", "'1,024': write '1024 GiB' (no thousands separator) or '1.024 GiB' (the decimal separator is '.', whatever the locale)");
 }
 END_TEST
 

@@ -1679,8 +1679,8 @@ static void cap_jobs(struct dc_options *o)
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	if (o->jobs <= 1 || cpus < 1 || (unsigned long)cpus >= o->jobs)
 		return;
-	fprintf(stderr, "distcalc: note: '--jobs %u': this machine has %ld online CPU%s; the search runs %ld thread%s "
-			"(more would only wait for a CPU; the result is the same)\n",
+	fprintf(stderr, "distcalc: note: '--jobs %u': this machine has %ld online CPU%s; the search runs at most %ld "
+			"thread%s (more would only wait for a CPU; the result is the same)\n",
 		o->jobs, cpus, cpus == 1 ? "" : "s", cpus, cpus == 1 ? "" : "s");
 	o->jobs = (unsigned)cpus;
 }
@@ -1811,6 +1811,22 @@ int main(int argc, char **argv)
 				dc_import_launch_check(&imp, o.import, &cfg, &early);
 			dc_diag_release(&scratch);
 		}
+		/* a --set of tp pads Megatron's vocabulary again on it
+		 * (dc_import_finish), once; a sweep's points load the imported
+		 * config with their own tp and keep the script's padding */
+		if (imported && imp.vocab_line)
+			for (size_t i = 0; i < o.nsweeps; i++)
+				if (strncmp(o.sweeps[i], "parallel.tp=", 12) == 0) {
+					early_warning(&early,
+						      dc_asprintf("'--sweep': parallel.tp: every point keeps the vocabulary "
+								  "padded at the script's tp %llu (%s line %u: a multiple "
+								  "of %llu x %llu); a single run's --set parallel.tp pads it "
+								  "again on its tp, as Megatron-LM does "
+								  "(docs/importers.md); run a point so for its own padding",
+								  imp.vocab_tp, o.import, imp.vocab_line, imp.vocab_div,
+								  imp.vocab_tp));
+					break;
+				}
 		rc = sweep(exp, &o, imported, imported_len, imported_name, &early);
 		goto done;
 	}

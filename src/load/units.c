@@ -151,8 +151,14 @@ static void explain_unit(enum dc_quantity q, const struct split *sp, char *err, 
 		size_t d = 1;
 		while (isdigit((unsigned char)u[d]))
 			d++;
-		snprintf(err, errlen, "'%.*s%.*s': the decimal separator is '.', whatever the locale: write '%.*s.%.*s%s'",
-			 n, sp->num, (int)d, u, n, sp->num, (int)d - 1, u + 1, u + d);
+		if (d == 4) /* ",024": a thousands separator, or a decimal comma (a review's "1,024 GiB") */
+			snprintf(err, errlen,
+				 "'%.*s%.*s': write '%.*s%.*s%s' (no thousands separator) or '%.*s.%.*s%s' (the decimal separator is '.', whatever the locale)",
+				 n, sp->num, (int)d, u, n, sp->num, (int)d - 1, u + 1, u + d, n, sp->num, (int)d - 1, u + 1,
+				 u + d);
+		else
+			snprintf(err, errlen, "'%.*s%.*s': the decimal separator is '.', whatever the locale: write '%.*s.%.*s%s'",
+				 n, sp->num, (int)d, u, n, sp->num, (int)d - 1, u + 1, u + d);
 		return;
 	}
 	if (q == DC_Q_TIME) {

@@ -1146,8 +1146,9 @@ double dc_published_mfu_bound(const struct dc_plan *p, const char **row)
 	}
 	if (p->in->precision.compute == DC_COMPUTE_FP8 && p->in->cluster.peak_flops_fp8 == sp->peak_flops_fp8) {
 		*row = "FP8 runs on this compute die that the step model is checked against (its one: torchtitan's "
-		       "Llama 3 8B on 8 H100, compiled, torchao's row-wise FP8, 8,532 tokens/s a GPU): it does not "
-		       "reach it, and on it the model's step was 11.5% short";
+		       "Llama 3 8B on 8 H100 of the 500 W part, compiled, torchao's row-wise FP8, 8,532 tokens/s a "
+		       "GPU; a 700 W part would reach more): it does not reach it, and on it the model's step was 11.5% "
+		       "short";
 		return GH100_BEST_PUBLISHED_FP8_MFU;
 	}
 	return 0;

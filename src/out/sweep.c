@@ -1225,14 +1225,28 @@ static int is_word(char c)
 static size_t figure_at(const char *t, size_t i)
 {
 	size_t j = i;
-	if (i > 0 && is_word(t[i - 1]))
-		return 0; /* inside a word: "h100", "v0.5" */
+	/* inside a word or a name: "h100", "v0.5", "sxm4-80gb", "models/
+	 * llama-3-8b", "best[0]", an exponent's "e+04" (a review found
+	 * names merged into "llama-3-8 to 70b") */
+	if (i > 0 && (is_word(t[i - 1]) || strchr("-+/[", t[i - 1])))
+		return 0;
 	if ((t[j] == '-' || t[j] == '+') && is_digit(t[j + 1]))
 		j++;
 	if (!is_digit(t[j]))
 		return 0;
 	while (is_digit(t[j]) || ((t[j] == '.' || t[j] == ',') && is_digit(t[j + 1])))
 		j++;
+	/* an exponent is the figure's: "2e+04" */
+	if ((t[j] == 'e' || t[j] == 'E') &&
+	    (is_digit(t[j + 1]) || ((t[j + 1] == '+' || t[j + 1] == '-') && is_digit(t[j + 2])))) {
+		j += is_digit(t[j + 1]) ? 1 : 2;
+		while (is_digit(t[j]))
+			j++;
+	}
+	/* followed by a letter, it is a name's ("80gb", "16B" is a unit's:
+	 * a space comes first) */
+	if ((t[j] >= 'a' && t[j] <= 'z') || (t[j] >= 'A' && t[j] <= 'Z') || t[j] == '_')
+		return 0;
 	return j - i;
 }
 
