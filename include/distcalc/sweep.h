@@ -81,7 +81,7 @@ size_t dc_sweep_axis_check(const char *text, char *err, size_t errlen);
 size_t dc_sweep_value_len(const char *p);
 
 /* The value of dc_sweep_value_len's n bytes at p without its leading and
- * trailing blanks (spaces, tabs): its start, and its length in *len. A
+ * trailing blanks (dc_text_trim's): its start, and its length in *len. A
  * list typed `1 KiB, 32 KiB` is two values, not one with a leading blank. */
 const char *dc_sweep_value_trim(const char *p, size_t n, size_t *len);
 

@@ -33,6 +33,12 @@ unsigned long dc_alloc_failures(void);
 char *dc_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *dc_vasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
+/* The n bytes at p without the blanks at either end (spaces, tabs, line
+ * ends): its start, and its length in *len. How every command-line list
+ * and value is read (--set, --sweep, budgets, --only): a CI file's YAML
+ * adds blanks. */
+const char *dc_text_trim(const char *p, size_t n, size_t *len);
+
 /* Levenshtein distance between the first `la` bytes of a and the string
  * b (`fold`: letters compare case-insensitively), for did-you-mean
  * suggestions; 99 when either is 63 bytes or longer. */

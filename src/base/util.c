@@ -240,6 +240,23 @@ void dc_buf_printf(struct dc_buf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
+static int is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+const char *dc_text_trim(const char *p, size_t n, size_t *len)
+{
+	while (n && is_blank(*p)) {
+		p++;
+		n--;
+	}
+	while (n && is_blank(p[n - 1]))
+		n--;
+	*len = n;
+	return p;
+}
+
 static char fold_char(char c)
 {
 	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;

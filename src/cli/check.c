@@ -918,19 +918,6 @@ static cJSON *read_report(const char *text, size_t len, const char *name, struct
 	return e;
 }
 
-/* [p, p + n) without the blanks at either end (spaces, tabs, line
- * ends), its length in *len, as --set and --sweep read a value. */
-static const char *blank_trim(const char *p, size_t n, size_t *len)
-{
-	while (n && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) {
-		p++;
-		n--;
-	}
-	while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r' || p[n - 1] == '\n'))
-		n--;
-	*len = n;
-	return p;
-}
 
 /* Splits the --check-only list into c->only. Returns 0, or -1 with a
  * usage error in diag. */
@@ -943,7 +930,7 @@ static int split_only(struct cmp *c, const char *only, struct dc_diag *diag)
 		size_t n = strcspn(p, ","), len;
 		/* the blanks around a path are no part of it (a CI file's
 		 * YAML adds them: ' step.time_s' matched no field) */
-		const char *t = blank_trim(p, n, &len);
+		const char *t = dc_text_trim(p, n, &len);
 		if (len == 0) {
 			dc_diag_error(diag, DC_ERR_USAGE, "distcalc: error: '--check-only': empty path in '%s'", only);
 			return -1;
@@ -1715,7 +1702,7 @@ int dc_check_max_parse(const char *arg, struct dc_check_max *m, char *err, size_
 		 * --set and --sweep drop them around a value (a CI file's YAML
 		 * adds them: '80GiB ' was "unknown size unit 'GiB '") */
 		size_t pn, vn;
-		const char *p = blank_trim(arg, (size_t)(eq - arg), &pn), *v = blank_trim(eq + 1, strlen(eq + 1), &vn);
+		const char *p = dc_text_trim(arg, (size_t)(eq - arg), &pn), *v = dc_text_trim(eq + 1, strlen(eq + 1), &vn);
 		if (pn != (size_t)(eq - arg) || vn != strlen(eq + 1)) {
 			if (!(trimmed = dc_asprintf("%.*s=%.*s", (int)pn, p, (int)vn, v))) {
 				snprintf(err, errlen, "out of memory");

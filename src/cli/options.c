@@ -12,6 +12,7 @@
 #include "distcalc/import.h"
 #include "distcalc/section.h"
 #include "distcalc/sweep.h"
+#include "distcalc/util.h"
 
 const char dc_options_usage[] =
 	"usage: distcalc [--config FILE] [--model HF_CONFIG] [--experiment NAME] [--seed N]\n"
@@ -132,11 +133,6 @@ static int not_stdout(struct dc_options *o, const char *name, const char *v, str
 			 name);
 }
 
-static int is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
 /* `v` with the blanks around each comma-separated item dropped, as --set
  * and --sweep drop them around a value (a CI file's YAML adds them:
  * --only 'summary, memory' was "unknown section ' memory'"): `v` itself
@@ -150,14 +146,10 @@ static const char *trim_items(const char *v, char **copy)
 	if (!(t = dc_malloc(strlen(v) + 1)))
 		return NULL;
 	for (const char *p = v;;) {
-		size_t n = strcspn(p, ",");
-		const char *a = p, *b = p + n;
-		while (a < b && is_blank(*a))
-			a++;
-		while (b > a && is_blank(b[-1]))
-			b--;
-		memcpy(t + w, a, (size_t)(b - a));
-		w += (size_t)(b - a);
+		size_t n = strcspn(p, ","), len;
+		const char *a = dc_text_trim(p, n, &len);
+		memcpy(t + w, a, len);
+		w += len;
 		if (!p[n])
 			break;
 		t[w++] = ',';

@@ -21,14 +21,7 @@
 
 const char *dc_sweep_value_trim(const char *p, size_t n, size_t *len)
 {
-	while (n && (*p == ' ' || *p == '\t')) {
-		p++;
-		n--;
-	}
-	while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
-		n--;
-	*len = n;
-	return p;
+	return dc_text_trim(p, n, len);
 }
 
 size_t dc_sweep_value_len(const char *p)
