@@ -2322,6 +2322,29 @@ START_TEST(test_zb_past_its_extension_takes_the_closed_form)
 			ck_assert(st.time_s == sb.time_s);
 		}
 	}
+	{
+		/* the edge of the whole simulation, DC_STEP_SIM_AGAIN x 2^18 =
+		 * 524,288 chunks: 120 x 4,369 = 524,280 is simulated whole,
+		 * 120 x 4,370 = 524,400 takes the closed form (at 16 x 2^18, until
+		 * stop 66, a fuzzer's m 20,000 ran 51 s under ASan) */
+		const char *edge[] = {"parallel.pp=120", "cluster.num_nodes=120", "parallel.dp=1", "model.num_layers=120",
+				      "parallel.pipeline_schedule=zero_bubble", "training.grad_accum_steps=4369", NULL};
+		const char *past[] = {"parallel.pp=120", "cluster.num_nodes=120", "parallel.dp=1", "model.num_layers=120",
+				      "parallel.pipeline_schedule=zero_bubble", "training.grad_accum_steps=4370", NULL};
+		struct dc_step_bound def = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
+		struct dc_step sd;
+		const char *err = NULL;
+		ck_assert_uint_eq(DC_STEP_SIM_AGAIN * DC_STEP_SIM_MAX_CHUNKS, 524288);
+		load_and_run("systems.json", edge, 0);
+		ck_assert(!run_res.step.f1b_closed_form);
+		ck_assert_int_eq(dc_step_compute_bounded(&run_plan, &run_res.compute, &run_res.comm, &run_res.flops,
+							 &run_res.batch, &sd, &def, &err),
+				 0);
+		ck_assert(def.again && !def.f1b_closed_form);
+		ck_assert_uint_eq(def.m_simulated, 4369);
+		load_and_run("systems.json", past, 0);
+		ck_assert(run_res.step.f1b_closed_form);
+	}
 }
 END_TEST
 

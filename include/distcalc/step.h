@@ -184,7 +184,8 @@ struct dc_step {
 	 * "Several schedules a step"); 1 and m where the step is one */
 	uint64_t schedules, schedule_m;
 	/* 1 when the plan runs 1F1B on stages of unequal cost
-	 * (dc_step_uneven_1f1b) or ZB-H1 above 16 x DC_STEP_SIM_MAX_CHUNKS
+	 * (dc_step_uneven_1f1b) or ZB-H1 above DC_STEP_SIM_AGAIN x
+	 * DC_STEP_SIM_MAX_CHUNKS
 	 * and the max-plus extension of its steady period does not apply
 	 * (its forms above 256 MiB: pp above 106 to 111, ZB-H1 92 to 97, by
 	 * m): the step is the closed form, short of the schedule's waits
@@ -293,7 +294,8 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
  * out, a multiple of 840. A steady phase that has not settled within
  * the prefix (a long transient: a rank whose slack drains slowly) takes
  * the ends from the max-plus power of its steady pair (by_maxplus, up to
- * pp 128), else is simulated again within 16 x max_chunks (`again`).
+ * pp 128), else is simulated again within DC_STEP_SIM_AGAIN x max_chunks
+ * (`again`).
  * Interleaved chunks of unequal cost likewise above pp x v x m chunks
  * (docs/step-model.md, "Uneven interleaved chunks past the bound"): a
  * prefix of about 6 pp microbatches, and every stage's end from the
@@ -302,10 +304,18 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
  * 1F1B on stages of unequal cost (dc_step_uneven_1f1b) and ZB-H1 the
  * same way, the prefix about 6 pp microbatches congruent to m modulo pp;
  * where that does not apply (pp above 106-111, ZB-H1 92-97) the whole
- * schedule within 16 x max_chunks (`again`), and past that their closed
+ * schedule within DC_STEP_SIM_AGAIN x max_chunks (`again`), and past that their closed
  * form, f1b_closed_form set.
  * The step's default bound is DC_STEP_SIM_MAX_CHUNKS; tests lower it. */
 #define DC_STEP_SIM_MAX_CHUNKS (UINT64_C(1) << 18)
+/* Where a schedule past the bound has no extension, the chunks it is
+ * simulated again within, as a multiple of the bound: 2 x 2^18. A deep
+ * pipeline's simulation is bound by its memory misses (each of pp ranks'
+ * rows a sweep, m / 2 sweeps): ZB-H1 on pp 120 takes 0.23 s released and
+ * 4.2 s under ASan, UBSan and coverage at 2^19 chunks, 0.57 s and 9.5 s
+ * at 2^20; it was 16 until stop 66, 0.95 s released at 2.4 M chunks and
+ * past the fuzzers' 15 s limit (docs/reliability.md, "Bounded work"). */
+#define DC_STEP_SIM_AGAIN 2
 struct dc_step_bound {
 	uint64_t max_chunks;
 	/* filled: the microbatches simulated, whether the ends were extended

@@ -3349,9 +3349,19 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
  * backward's (DualPipe: chunk = direction, microbatches counted in it). */
 enum op_kind { OP_F, OP_B, OP_BX, OP_W, OP_FB };
 
+/* An op of a rank's order and where its inputs are, as sim_run reads
+ * them: end_at[in_f - 1] is when its forward's input is there (the op
+ * that makes it adds the send: sim's send_to), end_at[in_b - 1] its
+ * backward's; 0: it needs none. in_f and in_b are functions of the
+ * order's shape alone (wire_build), kept beside the op so that a rank's
+ * turn in sim_run reads one row, not two (a deep pipeline's simulation
+ * is bound by its misses: one row of each of pp ranks a sweep). 32 bits:
+ * an order whose indices do not fit would need 80 GB for its ops
+ * (order_build refuses it). */
 struct pop {
 	enum op_kind kind;
 	uint32_t cf, cb, mf, mb; /* order_build: m and v below 2^32 */
+	uint32_t in_f, in_b;
 };
 
 /* Stage s's warm-up forwards of op_at's order before the cap at m v: 1F1B
@@ -3560,22 +3570,16 @@ struct sim_order {
 	enum dc_pipe_schedule sched;
 	uint64_t p, m, v;
 	uint64_t cap;               /* ops a rank at most: the rows' stride */
-	struct pop *ops;            /* [s][cap], the first nops[s] of a row set */
-	struct sim_wire *wire;      /* [s][cap]: where each op's inputs are (wire_build) */
+	struct pop *ops;            /* [s][cap], the first nops[s] of a row set, wired (wire_build) */
 	uint64_t *nops;             /* [s] */
 	/* [s] DualPipe: the op its second steady pair starts at, the pairs
 	 * (two ops each: FB, FB) from there */
 	uint64_t *steady_at, *steady_n;
 };
 
-/* Where an op's inputs are, as sim_run reads them: end_at[in_f - 1] is
- * when its forward's input is there (the op that makes it adds the send:
- * sim's send_to), end_at[in_b - 1] its backward's; 0: it needs none.
- * Functions of the order's shape alone (wire_build). 32 bits: an order
- * whose indices do not fit would need 80 GB for its ops (order_build
- * refuses it). */
-struct sim_wire {
-	uint32_t in_f, in_b;
+/* An op's start and end: kept together, as sim_run sets them together. */
+struct op_time {
+	double start, end;
 };
 
 /* The simulated schedule: every rank's ops and their times. */
@@ -3585,15 +3589,14 @@ struct sim {
 	uint64_t cap;               /* ops a rank at most */
 	const struct pop *ops;      /* [s][cap] (the order's) */
 	const uint64_t *nops;       /* [s] */
-	double *op_start, *op_end;  /* [s][cap], set for the first nops[s] by sim_run */
-	double *own_times;          /* op_start, op_end and end_at's block when no memo keeps it */
+	struct op_time *op_t;       /* [s][cap], set for the first nops[s] by sim_run */
+	double *own_times;          /* op_t's and end_at's block when no memo keeps it */
 	/* [2][s][c][mb]: a forward's end, then its input gradients' (-1: not
 	 * yet; sim_run) */
 	double *end_at;
 	/* [2][s][c]: the send from a chunk's forward output to the op that
 	 * takes it as input, then from its input gradients' (0: none) */
 	double *send_to;
-	const struct sim_wire *wire; /* [s][cap] (the order's) */
 	/* [5][s][c] (one block): a chunk's forward, backward and weight
 	 * gradients alone, and its forward and backward in a DualPipe pair;
 	 * dur_f .. dur_bp point into it */
@@ -3613,7 +3616,6 @@ static size_t at3(const struct sim *x, uint64_t s, uint64_t c, uint64_t mb)
 static void order_free(struct sim_order *o)
 {
 	free(o->ops);
-	free(o->wire);
 	free(o->nops);
 	free(o->steady_at);
 	free(o->steady_n);
@@ -3623,7 +3625,7 @@ static void order_free(struct sim_order *o)
 static int dep_of(const struct sim *x, uint64_t s, uint64_t c, int bwd, uint64_t *ds, uint64_t *dc, int *dbwd,
 		  int *send);
 
-/* Sets o's wire from its ops (struct sim_wire): 0, -1 when out of memory,
+/* Sets the wire of o's ops (struct pop's in_f, in_b): 0, -1 when out of memory,
  * -2 when an output would feed two ops (a bug: sim_run's send_to holds
  * one send an output, and no schedule's dep_of does that). */
 static int wire_build(struct sim_order *o)
@@ -3657,8 +3659,7 @@ static int wire_build(struct sim_order *o)
 			}
 	for (uint64_t s = 0; s < p; s++)
 		for (uint64_t i = 0; i < o->nops[s]; i++) {
-			const struct pop *op = &o->ops[s * o->cap + i];
-			struct sim_wire *w = &o->wire[s * o->cap + i];
+			struct pop *op = &o->ops[s * o->cap + i], *w = &o->ops[s * o->cap + i];
 			uint32_t f = in[(s * v + op->cf) * 2], b = in[(s * v + op->cb) * 2 + 1];
 			int fwd = op->kind == OP_F || op->kind == OP_FB;
 			int bwd = op->kind == OP_B || op->kind == OP_BX || op->kind == OP_FB;
@@ -3681,7 +3682,7 @@ static int order_build(struct sim_order *o, enum dc_pipe_schedule sched, uint64_
 	int rc;
 	memset(o, 0, sizeof(*o));
 	if (m > UINT32_MAX || v > UINT32_MAX || (v && p > UINT32_MAX / 2 / v) || (m && p * v > UINT32_MAX / 2 / m))
-		return -1; /* struct pop's and struct sim_wire's 32 bits; far above any allocation */
+		return -1; /* struct pop's 32 bits; far above any allocation */
 	o->sched = sched;
 	o->p = p;
 	o->m = m;
@@ -3690,12 +3691,11 @@ static int order_build(struct sim_order *o, enum dc_pipe_schedule sched, uint64_
 	o->cap = sched == DC_PIPE_1F1B || sched == DC_PIPE_INTERLEAVED ? 2 * m * v : 3 * m * v + 4;
 	/* every op a rank runs is written (put), and no more are read */
 	o->ops = dc_malloc((size_t)(p * o->cap) * sizeof(*o->ops));
-	o->wire = dc_malloc((size_t)(p * o->cap) * sizeof(*o->wire));
 	o->nops = dc_calloc((size_t)p, sizeof(*o->nops));
 	o->steady_at = dc_calloc((size_t)p, sizeof(*o->steady_at));
 	o->steady_n = dc_calloc((size_t)p, sizeof(*o->steady_n));
 	wq = dc_calloc((size_t)(2 * m * v + 2), sizeof(*wq));
-	if (!o->ops || !o->wire || !o->nops || !o->steady_at || !o->steady_n || !wq) {
+	if (!o->ops || !o->nops || !o->steady_at || !o->steady_n || !wq) {
 		free(wq);
 		order_free(o);
 		return -1;
@@ -3740,7 +3740,7 @@ static int order_build(struct sim_order *o, enum dc_pipe_schedule sched, uint64_
 
 static uint64_t order_bytes(const struct sim_order *o)
 {
-	return o->p * (o->cap * (sizeof(*o->ops) + sizeof(*o->wire)) + 3 * sizeof(uint64_t));
+	return o->p * (o->cap * sizeof(*o->ops) + 3 * sizeof(uint64_t));
 }
 
 /* A search's op orders (one set per thread, in its step memo): the last
@@ -3786,8 +3786,6 @@ static void order_verify(const struct sim_order *o)
 		dc_memo_verify_u64(memo, "steady_n", o->steady_n[s], f.steady_n[s]);
 		dc_memo_verify_bytes(memo, what, &o->ops[s * o->cap], &f.ops[s * f.cap],
 				     (size_t)o->nops[s] * sizeof(*o->ops), NULL, 0);
-		dc_memo_verify_bytes(memo, what, &o->wire[s * o->cap], &f.wire[s * f.cap],
-				     (size_t)o->nops[s] * sizeof(*o->wire), NULL, 0);
 	}
 	order_free(&f);
 }
@@ -3874,12 +3872,11 @@ static int sim_alloc(struct sim *x, enum dc_pipe_schedule sched, uint64_t p, uin
 		return rc;
 	x->cap = o->cap;
 	x->ops = o->ops;
-	x->wire = o->wire;
 	x->nops = o->nops;
 	x->steady_at = o->steady_at;
 	x->steady_n = o->steady_n;
 	n = (size_t)(p * x->cap);
-	/* op_start, op_end, end_at in one block: sim_run sets every op's
+	/* op_t, end_at in one block: sim_run sets every op's
 	 * times it runs and every end before it reads them, so a search's
 	 * memo keeps the block for the next layout's (SIM_ORDERS_BYTES at
 	 * most; a larger one is the step's own) */
@@ -3901,8 +3898,7 @@ static int sim_alloc(struct sim *x, enum dc_pipe_schedule sched, uint64_t p, uin
 		sim_free(x);
 		return -1;
 	}
-	x->op_start = block;
-	x->op_end = block + n;
+	x->op_t = (struct op_time *)block;
 	x->end_at = block + 2 * n;
 	x->dur_f = x->durs;
 	x->dur_b = x->durs + cells;
@@ -4040,9 +4036,9 @@ static int sim_run(struct sim *x, double *end_s, double *span_s)
 	const uint64_t p = x->p, v = x->v, m = x->m, cap = x->cap, cells = p * v;
 	const size_t fwds = (size_t)(p * v * m);
 	const struct pop *ops = x->ops;
-	const struct sim_wire *wire = x->wire;
 	const double *send_to = x->send_to;
-	double *end_at = x->end_at, *op_start = x->op_start, *op_end = x->op_end;
+	double *end_at = x->end_at;
+	struct op_time *op_t = x->op_t;
 	/* next[s]: its next op; free_at[s]: when its last op ended */
 	uint64_t *next = dc_calloc((size_t)p, sizeof(*next)), left = p;
 	double *free_at = dc_calloc((size_t)p, sizeof(*free_at));
@@ -4064,26 +4060,25 @@ static int sim_run(struct sim *x, double *end_s, double *span_s)
 		for (uint64_t q = 0; q < 2 * p; q++) {
 			uint64_t s = q < p ? q : 2 * p - 1 - q, n = x->nops[s], i = next[s], sv = s * v;
 			const struct pop *o = &ops[s * cap + i];
-			const struct sim_wire *w = &wire[s * cap + i];
 			double at = free_at[s];
 			if (i == n)
 				continue;
-			for (; i < n; i++, o++, w++) {
+			for (; i < n; i++, o++) {
 				uint64_t cf = sv + o->cf, cb = sv + o->cb;
 				double ready = 0, t;
-				if (w->in_f) {
-					if (end_at[w->in_f - 1] < 0)
+				if (o->in_f) {
+					if (end_at[o->in_f - 1] < 0)
 						break;
-					ready = end_at[w->in_f - 1];
+					ready = end_at[o->in_f - 1];
 				}
-				if (w->in_b) {
-					if (end_at[w->in_b - 1] < 0)
+				if (o->in_b) {
+					if (end_at[o->in_b - 1] < 0)
 						break;
-					if (end_at[w->in_b - 1] > ready)
-						ready = end_at[w->in_b - 1];
+					if (end_at[o->in_b - 1] > ready)
+						ready = end_at[o->in_b - 1];
 				}
 				t = ready > at ? ready : at;
-				op_start[s * cap + i] = t;
+				op_t[s * cap + i].start = t;
 				t += op_dur(x, s, o);
 				/* each output is there one send later for the op
 				 * that takes it */
@@ -4099,7 +4094,7 @@ static int sim_run(struct sim *x, double *end_s, double *span_s)
 				 * consumer starting before they were through) */
 				if (o->kind == OP_FB && o->cf != o->cb)
 					end_at[fwds + cb * m + o->mb] += send_to[cf];
-				op_end[s * cap + i] = t;
+				op_t[s * cap + i].end = t;
 				at = t;
 			}
 			if (i == next[s])
@@ -4164,7 +4159,7 @@ static void sim_durs(const struct sim *x, const double *d[5])
 }
 
 /* 1 when the memo holds x's simulation: its ends in end_s[], its span in
- * *span_s and every rank's first op's start in x->op_start (no other op's
+ * *span_s and every rank's first op's start in x->op_t (no other op's
  * time set); else 0. */
 static int sim_memo_take(const struct sim_memo *sm, struct sim *x, double *end_s, double *span_s)
 {
@@ -4179,7 +4174,7 @@ static int sim_memo_take(const struct sim_memo *sm, struct sim *x, double *end_s
 			return 0;
 	for (uint64_t s = 0; s < x->p; s++) {
 		end_s[s] = sm->end[s];
-		x->op_start[s * x->cap] = sm->head[s];
+		x->op_t[s * x->cap].start = sm->head[s];
 	}
 	*span_s = sm->span;
 	return 1;
@@ -4223,7 +4218,7 @@ static void sim_memo_put(struct dc_step_memo *memo, const struct sim *x, const d
 		memcpy(&sm->dur[(size_t)j * cells], d[j], cells * sizeof(double));
 	for (uint64_t s = 0; s < x->p; s++) {
 		sm->end[s] = end_s[s];
-		sm->head[s] = x->nops[s] ? x->op_start[s * x->cap] : 0;
+		sm->head[s] = x->nops[s] ? x->op_t[s * x->cap].start : 0;
 	}
 	sm->span = span_s;
 	sm->have = 1;
@@ -4243,7 +4238,7 @@ static void sim_memo_verify(struct sim *x, const double *end_s, double span_s)
 		return; /* out of memory: nothing to compare against */
 	}
 	for (uint64_t s = 0; s < x->p; s++)
-		head[s] = x->op_start[s * x->cap];
+		head[s] = x->op_t[s * x->cap].start;
 	if (sim_run(x, end, &span) != 0)
 		dc_memo_verify_u64(memo, "the fresh simulation's failure", 1, 0);
 	dc_memo_verify_double(memo, "span", span_s, span);
@@ -4251,7 +4246,7 @@ static void sim_memo_verify(struct sim *x, const double *end_s, double span_s)
 		snprintf(what, sizeof(what), "rank %llu's end", (unsigned long long)s);
 		dc_memo_verify_double(memo, what, end_s[s], end[s]);
 		snprintf(what, sizeof(what), "rank %llu's first start", (unsigned long long)s);
-		dc_memo_verify_double(memo, what, head[s], x->nops[s] ? x->op_start[s * x->cap] : 0);
+		dc_memo_verify_double(memo, what, head[s], x->nops[s] ? x->op_t[s * x->cap].start : 0);
 	}
 	free(end);
 	free(head);
@@ -4683,12 +4678,12 @@ static void emit_stage(struct emitter *em, const struct step_ctx *x, const struc
 	for (uint64_t i = 0; i < nshow && !em->rc; i++) {
 		size_t ix = (size_t)(s * sm->cap + i);
 		const struct pop *o = &sm->ops[ix];
-		double st0 = sm->op_start[ix];
+		double st0 = sm->op_t[ix].start;
 		ev(em, s, DC_TRACK_COMPUTE, t, st0 - t, "pipeline bubble");
 		if (view) {
 			held += (uint64_t)op_fwd(o);
 			mem_point(em, s, st0, held, held_max, o->kind == OP_F ? DC_STEP_MEM_FORWARD : DC_STEP_MEM_BACKWARD);
-			shown_busy += sm->op_end[ix] - st0;
+			shown_busy += sm->op_t[ix].end - st0;
 		}
 		switch (o->kind) {
 		case OP_F:
@@ -4709,7 +4704,7 @@ static void emit_stage(struct emitter *em, const struct step_ctx *x, const struc
 			break;
 		}
 		}
-		t = sm->op_end[ix];
+		t = sm->op_t[ix].end;
 		/* the sends to the neighbours, on their own stream: a pair's
 		 * activations, then its gradients */
 		{
@@ -4744,7 +4739,7 @@ static void emit_stage(struct emitter *em, const struct step_ctx *x, const struc
 			}
 			h -= h > 0 ? (uint64_t)op_frees(o) : 0;
 			if (!view->prefix)
-				busy += sm->op_end[ix] - sm->op_start[ix];
+				busy += sm->op_t[ix].end - sm->op_t[ix].start;
 		}
 		em->e.ops = view->full_ops - nshow;
 		em->e.busy_s = busy < 0 ? 0 : busy;
@@ -4972,21 +4967,21 @@ static int dual_period(const struct sim *sm, uint64_t *cycle, double *lambda)
 		return -1;
 	from = n / 2;
 	for (uint64_t c = 1; 4 * c <= n - from; c++) {
-		const double *e0 = &sm->op_end[sm->steady_at[0]];
+		const struct op_time *e0 = &sm->op_t[sm->steady_at[0]];
 		uint64_t k = (n - 1 - from) / c;
 		double l;
 		int ok = 1;
 		if (DUAL_PERIODS % c != 0)
 			continue;
 		/* rank 0's second op k cycles apart */
-		l = (e0[2 * (n - 1) + 1] - e0[2 * (n - 1 - k * c) + 1]) / (double)k;
+		l = (e0[2 * (n - 1) + 1].end - e0[2 * (n - 1 - k * c) + 1].end) / (double)k;
 		if (!(l > 0))
 			continue;
 		for (uint64_t r = 0; r < sm->p && ok; r++) {
-			const double *e = &sm->op_end[r * sm->cap + sm->steady_at[r]];
+			const struct op_time *e = &sm->op_t[r * sm->cap + sm->steady_at[r]];
 			for (uint64_t i = from; i + c < n && ok; i++)
 				for (uint64_t j = 0; j < 2; j++) {
-					double a = e[2 * i + j], z = e[2 * (i + c) + j];
+					double a = e[2 * i + j].end, z = e[2 * (i + c) + j].end;
 					if (fabs(z - a - l) > 1e-9 * l + 64 * DBL_EPSILON * z) {
 						ok = 0;
 						break;
@@ -5159,7 +5154,7 @@ static int dual_maxplus(const struct sim *sm, uint64_t t, double *end)
 	}
 	for (uint64_t s = 0, k = 0; s < p; s++)
 		for (uint64_t i = x.first_after[s]; i < sm->nops[s]; i++, k++) {
-			order[k].start = sm->op_start[s * sm->cap + i];
+			order[k].start = sm->op_t[s * sm->cap + i].start;
 			order[k].at = s * sm->cap + i;
 		}
 	/* in start order: an op's inputs and its rank's previous op start
@@ -5215,7 +5210,7 @@ static int dual_maxplus(const struct sim *sm, uint64_t t, double *end)
 		a[(d - 1) * d + j] = j + 1 == d ? 0 : -HUGE_VAL;
 	for (uint64_t s = 0; s < p; s++)
 		for (uint64_t j = 0; j < 2; j++)
-			y[2 * s + j] = sm->op_end[s * sm->cap + sm->steady_at[s] + 2 * x.kpair + j];
+			y[2 * s + j] = sm->op_t[s * sm->cap + sm->steady_at[s] + 2 * x.kpair + j].end;
 	y[d - 1] = 0;
 	mp_power_apply(a, t, d, y, pw, tmp, yn);
 	for (uint64_t s = 0; s < p; s++) {
@@ -5427,7 +5422,7 @@ static int inter_maxplus(const struct sim *sm, uint64_t t, double *end)
 	}
 	for (uint64_t s = 0, k = 0; s < p; s++)
 		for (uint64_t i = lo[s] + KP; i < sm->nops[s]; i++, k++) {
-			order[k].start = sm->op_start[s * sm->cap + i];
+			order[k].start = sm->op_t[s * sm->cap + i].start;
 			order[k].at = s * sm->cap + i;
 		}
 	qsort(order, (size_t)nafter, sizeof(*order), mp_by_start);
@@ -5487,7 +5482,7 @@ static int inter_maxplus(const struct sim *sm, uint64_t t, double *end)
 			if (!clean[me])
 				goto out;
 			memcpy(&a[j * d], &form[me * d], (size_t)d * sizeof(double));
-			y[j] = sm->op_end[s * sm->cap + lo[s] + off];
+			y[j] = sm->op_t[s * sm->cap + lo[s] + off].end;
 		}
 	for (uint64_t j = 0; j < d; j++)
 		a[(d - 1) * d + j] = j + 1 == d ? 0 : -HUGE_VAL;
@@ -5522,11 +5517,14 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 		    int (*want)(void *ctx, uint64_t stage), dc_step_event_fn emit, void *ctx, struct dc_step_show *show,
 		    struct dc_step_bound *bound, const char **error, int f1b_form);
 
+/* the errors and warnings name the bound again as "2 x 2^18" */
+_Static_assert(DC_STEP_SIM_AGAIN == 2 && DC_STEP_SIM_MAX_CHUNKS == UINT64_C(1) << 18, "the messages' bound");
+
 /* Uneven 1F1B or ZB-H1 (v1_extended) past the bound when its extension
  * does not apply (its prefix or max-plus forms above their bounds: pp
  * above 106 to 111, ZB-H1 92 to 97, by m; its X, 2 pp ends, would reach
  * INTER_MAX_STATE at pp 128; or a form read before it is made) and the
- * whole schedule is above 16 times the bound (`again`): the step takes
+ * whole schedule is above DC_STEP_SIM_AGAIN times the bound (`again`): the step takes
  * the closed form (dc_step_compute_bounded: bound->f1b_closed_form), the
  * trace a prefix from it, as before the extension */
 static int f1b_closed(const struct dc_plan *p, const struct dc_compute *c, const struct dc_comm *comm,
@@ -5603,7 +5601,7 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 				      whole > bound->max_chunks)) {
 			/* no extension within the bounds (its prefix or its forms
 			 * too large: a deep pipeline of many chunks): the whole
-			 * schedule within 16 times the bound, as below, else refused;
+			 * schedule within DC_STEP_SIM_AGAIN times the bound, as below, else refused;
 			 * uneven 1F1B and ZB-H1 past that their closed form (the
 			 * trace too, so that its step is the report's) */
 			struct dc_step_bound again = *bound;
@@ -5617,14 +5615,15 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 			if (bound->again) {
 				*error = "'training.grad_accum_steps' x 'parallel.pp' x 'parallel.virtual_pipeline': the "
 					 "interleaved schedule the step simulates (chunks of unequal cost, or a send longer "
-					 "than a chunk's forward) is above the 16 x 2^18 model chunks it simulates at most, "
+					 "than a chunk's forward) is above the 2 x 2^18 model chunks it simulates at most, "
 					 "and its steady period's prefix or max-plus forms are above their bounds (2^18 "
 					 "chunks, 256 MiB): lower training.grad_accum_steps (where a step runs several schedules, "
 					 "parallel.pipeline_schedule_microbatches: the simulated schedule's)";
 				return -1;
 			}
 			again.again = 1;
-			again.max_chunks = bound->max_chunks > UINT64_MAX / 16 ? UINT64_MAX : 16 * bound->max_chunks;
+			again.max_chunks = bound->max_chunks > UINT64_MAX / DC_STEP_SIM_AGAIN ? UINT64_MAX
+										 : DC_STEP_SIM_AGAIN * bound->max_chunks;
 			rc = timeline(p, c, comm, f, b, s, want, emit, ctx, show, &again, error, 0);
 			again.max_chunks = bound->max_chunks;
 			*bound = again;
@@ -5750,16 +5749,17 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 			if (bound->again) {
 				*error = "'training.grad_accum_steps' x 'parallel.pp' x 'parallel.virtual_pipeline': the "
 					 "interleaved schedule the step simulates (chunks of unequal cost, or a send longer "
-					 "than a chunk's forward) is above the 16 x 2^18 model chunks it simulates at most, "
+					 "than a chunk's forward) is above the 2 x 2^18 model chunks it simulates at most, "
 					 "and its steady period is too large a max-plus system to extend (3 pp - 1 ends, at "
 					 "most 257: pp up to 86): lower training.grad_accum_steps (where a step runs several schedules, "
 					 "parallel.pipeline_schedule_microbatches: the simulated schedule's)";
 				return -1;
 			}
-			/* the whole schedule if it fits within 16 times the bound
+			/* the whole schedule if it fits within DC_STEP_SIM_AGAIN times the bound
 			 * (uneven 1F1B and ZB-H1 past that: their closed form) */
 			again.again = 1;
-			again.max_chunks = bound->max_chunks > UINT64_MAX / 16 ? UINT64_MAX : 16 * bound->max_chunks;
+			again.max_chunks = bound->max_chunks > UINT64_MAX / DC_STEP_SIM_AGAIN ? UINT64_MAX
+										 : DC_STEP_SIM_AGAIN * bound->max_chunks;
 			rc = timeline(p, c, comm, f, b, s, want, emit, ctx, show, &again, error, 0);
 			again.max_chunks = bound->max_chunks;
 			*bound = again;
@@ -5800,16 +5800,17 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 			free(dev_sync);
 			sim_free(&sm);
 			if (bound->again) {
-				*error = "the DualPipe schedule's steady state does not settle within the 16 x 2^18 model chunks "
+				*error = "the DualPipe schedule's steady state does not settle within the 2 x 2^18 model chunks "
 					 "the step simulates (2 x parallel.pp x training.grad_accum_steps): lower "
 					 "training.grad_accum_steps (where a step runs several schedules, "
 					 "parallel.pipeline_schedule_microbatches: the simulated schedule's)";
 				return -1;
 			}
-			/* not settled within the prefix: once more within 16 times
+			/* not settled within the prefix: once more within DC_STEP_SIM_AGAIN times
 			 * the bound, the whole schedule if it fits */
 			again.again = 1;
-			again.max_chunks = bound->max_chunks > UINT64_MAX / 16 ? UINT64_MAX : 16 * bound->max_chunks;
+			again.max_chunks = bound->max_chunks > UINT64_MAX / DC_STEP_SIM_AGAIN ? UINT64_MAX
+										 : DC_STEP_SIM_AGAIN * bound->max_chunks;
 			rc = timeline(p, c, comm, f, b, s, want, emit, ctx, show, &again, error, 0);
 			again.max_chunks = bound->max_chunks;
 			*bound = again;
@@ -5871,7 +5872,7 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 			critical = sim_critical(&x, end, span);
 	}
 	if (!prefix) {
-		fill = sm.nops[critical] ? sm.op_start[critical * sm.cap] : 0;
+		fill = sm.nops[critical] ? sm.op_t[critical * sm.cap].start : 0;
 		compose(&x, c, f, b, span, critical, fill, end, s);
 	}
 	rc = 0;

@@ -864,6 +864,9 @@ static const struct dc_field fields[] = {
 	 .shown = is_available},
 };
 
+/* the errors and warnings name the bound again as "2 x 2^18" */
+_Static_assert(DC_STEP_SIM_AGAIN == 2 && DC_STEP_SIM_MAX_CHUNKS == UINT64_C(1) << 18, "the messages' bound");
+
 _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
 
 /* parallel.offload "optimizer": the per-micro-step gradient copies the
@@ -1226,20 +1229,20 @@ static void warn(const struct dc_plan *p, const struct dc_results *res, const ch
 			     "the GPUs run, so it is no utilisation here; read step.hfu and step.mfu_causal "
 			     "(docs/step-model.md, section 4)",
 			     res->step.hfu_paper);
-	/* ZB-H1 and uneven 1F1B past 16 x the step's simulation bound whose
+	/* ZB-H1 and uneven 1F1B past DC_STEP_SIM_AGAIN x the step's simulation bound whose
 	 * max-plus extension did not apply (step.c f1b_closed): their closed
 	 * form, which leaves out waits there */
 	if (res->step.available && res->step.f1b_closed_form)
 		dc_diag_warn(diag,
 			     res->step.schedule == DC_PIPE_ZERO_BUBBLE
-				     ? "'parallel.pipeline_schedule': zero_bubble with pp x grad_accum_steps above 16 x 2^18 "
+				     ? "'parallel.pipeline_schedule': zero_bubble with pp x grad_accum_steps above 2 x 2^18 "
 				       "and pp above what its steady period's max-plus extension takes (its forms within "
 				       "256 MiB: pp up to 92-97, by training.grad_accum_steps) is priced by ZB-H1's closed "
 				       "form, not simulated: it leaves out the steady phase's waits for sends (short where "
 				       "a send outlasts half a weight-gradient pass) and is an estimate with an embedding "
 				       "or a head (docs/step-model.md, \"ZB-H1 past the bound\")"
 				     : "'parallel.pipeline_schedule': 1f1b on stages of unequal layers or layer kinds with pp "
-				       "x grad_accum_steps above 16 x 2^18 and pp above what its steady period's max-plus "
+				       "x grad_accum_steps above 2 x 2^18 and pp above what its steady period's max-plus "
 				       "extension takes (its forms within 256 MiB: pp up to 106-111, by "
 				       "training.grad_accum_steps) is priced by its closed form, not simulated: a lower "
 				       "bound, short by the waits a slower stage passes up the pipeline "

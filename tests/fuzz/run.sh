@@ -113,11 +113,11 @@ for h in "${harnesses[@]}"; do
   dict=()
   [ "$h" != fuzz_options ] && dict=(-dict="$src/tests/fuzz/distcalc.dict")
   # -timeout=15: every input must finish within a second in a release
-  # build; the largest bounded work (a schedule simulated whole within 16 x
-  # 2^18 model chunks: ZB-H1 at pp 120, m 20,000, 2.4 M chunks, takes 0.3 s
-  # released and 3.9 s here) runs about twelve times slower under ASan,
-  # UBSan and coverage, so up to about 7 s at the bound (the fuzzer found
-  # that input past 2 s at stop 59: docs/reliability.md, "Bounded work")
+  # build; the largest bounded work (a schedule simulated whole within 2 x
+  # 2^18 model chunks: ZB-H1 at pp 120, m 4,369, 524,280 chunks, takes
+  # 0.23 s released and 4.2 s here) runs about eighteen times slower under
+  # ASan, UBSan and coverage (at 16 x 2^18, until stop 66, m 20,000 took
+  # 51 s here and CI's fuzzer hit it: docs/reliability.md, "Bounded work")
   ( cd "$build" && ASAN_OPTIONS=detect_leaks=1 "./$h" -max_total_time="$seconds" -max_len="$(max_len "$h")" \
       -timeout=15 -rss_limit_mb=2048 "${dict[@]}" -print_final_stats=1 "corpus-$h" ) >"$build/$h.log" 2>&1 ||
     status=$?
