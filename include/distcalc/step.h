@@ -326,7 +326,7 @@ struct dc_step_bound {
 	uint64_t periods, cycle;
 	double period_s;
 	/* 1 when the first prefix's steady phase had not settled and the
-	 * step was simulated again within 16 x max_chunks: the whole
+	 * step was simulated again within DC_STEP_SIM_AGAIN x max_chunks: the whole
 	 * schedule when it fits, else a prefix of that size, settled or
 	 * refused (-1: lower training.grad_accum_steps) */
 	int again;

@@ -3577,10 +3577,12 @@ struct sim_order {
 	uint64_t *steady_at, *steady_n;
 };
 
-/* An op's start and end: kept together, as sim_run sets them together. */
+/* An op's start and end: kept together, as sim_run sets them together
+ * (sim_alloc carves them from a block of doubles, two an op) */
 struct op_time {
 	double start, end;
 };
+_Static_assert(sizeof(struct op_time) == 2 * sizeof(double), "two doubles an op");
 
 /* The simulated schedule: every rank's ops and their times. */
 struct sim {
@@ -3659,12 +3661,12 @@ static int wire_build(struct sim_order *o)
 			}
 	for (uint64_t s = 0; s < p; s++)
 		for (uint64_t i = 0; i < o->nops[s]; i++) {
-			struct pop *op = &o->ops[s * o->cap + i], *w = &o->ops[s * o->cap + i];
+			struct pop *op = &o->ops[s * o->cap + i];
 			uint32_t f = in[(s * v + op->cf) * 2], b = in[(s * v + op->cb) * 2 + 1];
 			int fwd = op->kind == OP_F || op->kind == OP_FB;
 			int bwd = op->kind == OP_B || op->kind == OP_BX || op->kind == OP_FB;
-			w->in_f = fwd && f ? f + op->mf : 0;
-			w->in_b = bwd && b ? b + op->mb : 0;
+			op->in_f = fwd && f ? f + op->mf : 0;
+			op->in_b = bwd && b ? b + op->mb : 0;
 		}
 	rc = 0;
 out:
