@@ -100,8 +100,8 @@ int dc_check_stored_all(const char *expected, size_t expected_len);
  * grows while being read; anything else (a pipe, a device) starts at
  * 64 KiB and doubles. `path` "-" is standard input (--check -, --config
  * -), read from where it stands through a copy of descriptor 0, which
- * stays open; messages call it "standard input". Returns the bytes, NUL-terminated (the caller frees
- * them), with their count in *len; or NULL with one line in diag:
+ * stays open; messages call it "standard input". Returns the bytes,
+ * NUL-terminated (the caller frees them), with their count in *len; or NULL with one line in diag:
  * DC_ERR_INPUT when it cannot be opened or read, is a directory or is over
  * `max` bytes, DC_ERR_INTERNAL when out of memory. */
 char *dc_check_read_file(const char *path, size_t max, size_t *len, struct dc_diag *diag);

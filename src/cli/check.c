@@ -918,7 +918,6 @@ static cJSON *read_report(const char *text, size_t len, const char *name, struct
 	return e;
 }
 
-
 /* Splits the --check-only list into c->only. Returns 0, or -1 with a
  * usage error in diag. */
 static int split_only(struct cmp *c, const char *only, struct dc_diag *diag)

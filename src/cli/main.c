@@ -761,8 +761,7 @@ static int side_finish_after(struct side_out *t, int rc)
  * loads it; every load of the command's config then takes these bytes,
  * named "-" (a relative model.hf_config or cluster.topology_file in them
  * is relative to the current directory, as in any config not read from a
- * file). NULL text:
- * --config names a file, or is not given. */
+ * file). NULL text: --config names a file, or is not given. */
 static struct {
 	char *text;
 	size_t len;
@@ -1852,13 +1851,11 @@ int main(int argc, char **argv)
 				rc = emit_text(imported, imported_len, o.output);
 			goto done;
 		}
-	} else if (o.config) {
-		load_rc = load_command_config(&o, &lo, &cfg, &diag);
 	} else {
-		fprintf(stderr, "distcalc: no --config given; using the built-in default (configs/systems.json)%s\n",
-			o.model ? " with the model from --model" : "");
-		load_rc = dc_config_load_buffer_opts(dc_default_config, dc_default_config_len,
-						     "configs/systems.json", &lo, &cfg, &diag);
+		if (!o.config)
+			fprintf(stderr, "distcalc: no --config given; using the built-in default (configs/systems.json)%s\n",
+				o.model ? " with the model from --model" : "");
+		load_rc = load_command_config(&o, &lo, &cfg, &diag);
 	}
 	if (load_rc != 0) {
 		print_diag(&diag, 0);

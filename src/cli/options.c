@@ -56,16 +56,21 @@ static const char help_tail[] =
 /* Column where an option's help text starts in --help. */
 #define HELP_COLUMN 25
 
+/* The line of an allocation that failed. Returns -1. */
+static int out_of_memory(struct dc_diag *d)
+{
+	dc_diag_error(d, DC_ERR_INTERNAL, "distcalc: error: out of memory");
+	return -1;
+}
+
 /* One "distcalc: error: ..." line of a usage error. Returns -1. */
 static int vusage(struct dc_diag *d, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 static int vusage(struct dc_diag *d, const char *fmt, va_list ap)
 {
 	char *msg = dc_vasprintf(fmt, ap);
-	if (!msg) {
-		dc_diag_error(d, DC_ERR_INTERNAL, "distcalc: error: out of memory");
-		return -1;
-	}
+	if (!msg)
+		return out_of_memory(d);
 	dc_diag_error(d, DC_ERR_USAGE, "distcalc: error: %s", msg);
 	free(msg);
 	return -1;
@@ -162,12 +167,6 @@ static const char *trim_items(const char *v, char **copy)
 	}
 	*copy = t;
 	return t;
-}
-
-static int out_of_memory(struct dc_diag *d)
-{
-	dc_diag_error(d, DC_ERR_INTERNAL, "distcalc: error: out of memory");
-	return -1;
 }
 
 static int apply_config(struct dc_options *o, const char *v, struct dc_diag *d)
@@ -297,10 +296,8 @@ static int apply_set(struct dc_options *o, const char *v, struct dc_diag *d)
 {
 	/* one more each time: a command line holds a handful */
 	struct dc_override *s = dc_realloc(o->sets, (o->nsets + 1) * sizeof(*s));
-	if (!s) {
-		dc_diag_error(d, DC_ERR_INTERNAL, "distcalc: error: out of memory");
-		return -1;
-	}
+	if (!s)
+		return out_of_memory(d);
 	o->sets = s;
 	o->sets[o->nsets].text = v;
 	o->sets[o->nsets++].unset = 0;
@@ -343,16 +340,12 @@ static int add_budget(struct dc_options *o, const char *opt, int min, const char
 	struct dc_check_max m;
 	/* one more each time, as --set */
 	struct dc_check_max *a = dc_realloc(o->maxes, (o->nmaxes + 1) * sizeof(*a));
-	if (!a) {
-		dc_diag_error(d, DC_ERR_INTERNAL, "distcalc: error: out of memory");
-		return -1;
-	}
+	if (!a)
+		return out_of_memory(d);
 	o->maxes = a;
 	if (dc_check_max_parse(v, &m, err, sizeof(err)) != 0) {
-		if (strcmp(err, "out of memory") == 0) {
-			dc_diag_error(d, DC_ERR_INTERNAL, "distcalc: error: out of memory");
-			return -1;
-		}
+		if (strcmp(err, "out of memory") == 0)
+			return out_of_memory(d);
 		return bad_value(o, d, "'%s': '%s': %s", opt, v, err);
 	}
 	m.min = min;
@@ -380,10 +373,8 @@ static int apply_unset(struct dc_options *o, const char *v, struct dc_diag *d)
 	if (strchr(v, '='))
 		return usage(d, "'--unset': expected a key path such as parallel.dp, got '%s' (to give a value, use --set)", v);
 	s = dc_realloc(o->sets, (o->nsets + 1) * sizeof(*s));
-	if (!s) {
-		dc_diag_error(d, DC_ERR_INTERNAL, "distcalc: error: out of memory");
-		return -1;
-	}
+	if (!s)
+		return out_of_memory(d);
 	o->sets = s;
 	o->sets[o->nsets].text = v;
 	o->sets[o->nsets++].unset = 1;
@@ -422,10 +413,8 @@ static int apply_calibrate(struct dc_options *o, const char *v, struct dc_diag *
 	if (not_stdin(o, "--calibrate", v, d) != 0)
 		return -1;
 	a = dc_realloc(o->calibrate, (o->ncalibrate + 1) * sizeof(*a));
-	if (!a) {
-		dc_diag_error(d, DC_ERR_INTERNAL, "distcalc: error: out of memory");
-		return -1;
-	}
+	if (!a)
+		return out_of_memory(d);
 	o->calibrate = a;
 	o->calibrate[o->ncalibrate++] = v;
 	return 0;
@@ -457,10 +446,8 @@ static int apply_sweep(struct dc_options *o, const char *v, struct dc_diag *d)
 		return usage(d, "'--sweep': given more than %d times", DC_SWEEP_MAX_AXES);
 	/* one more each time, as --set */
 	a = dc_realloc(o->sweeps, (o->nsweeps + 1) * sizeof(*a));
-	if (!a) {
-		dc_diag_error(d, DC_ERR_INTERNAL, "distcalc: error: out of memory");
-		return -1;
-	}
+	if (!a)
+		return out_of_memory(d);
 	o->sweeps = a;
 	o->sweeps[o->nsweeps++] = v;
 	return 0;
