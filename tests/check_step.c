@@ -2135,6 +2135,44 @@ START_TEST(test_uneven_interleaved_bound_extends_the_steady_state)
 }
 END_TEST
 
+START_TEST(test_uneven_interleaved_deep_extends)
+{
+	/* A deep interleaved pipeline of uneven chunks, pp 64, v 8 (stage 0
+	 * 16 layers, the rest 8: one or two a chunk), 512 microbatches,
+	 * against its whole schedule (64 x 8 x 512 = 2^18 chunks: within the
+	 * default bound), the bound lowered to 256. The prefix by hand
+	 * (inter_prefix): stage 0's warm-up 2 x 63 + 7 x 64 = 574 plus
+	 * 4 x 512 + 64 steady pairs, 2,686 pairs over v 8, 336 microbatches,
+	 * rounded up to a multiple of 64: 384 (196,608 chunks); (512 - 384) /
+	 * 64 = 2 periods; its max-plus state 3 pp - 1 ends and the constant,
+	 * 192. Until stop 67 the step kept every form after the cut, 379 MB by
+	 * inter_prefix's estimate, above the 256 MiB it allowed, and refused
+	 * this layout past 2 x 2^18 chunks (tests/cli/cases/
+	 * bound_uneven_interleaved_deep); the forms in flight alone are kept
+	 * now. Within 1e-12 relative, for the reason
+	 * test_dualpipe_bound_extends_the_steady_state gives. */
+	char layers[400] = "parallel.pipeline_layers=[16";
+	const char *sets[] = {"parallel.tp=1", "parallel.dp=1", "cluster.gpus_per_node=1", "cluster.num_nodes=64",
+			      "parallel.pp=64", "parallel.virtual_pipeline=8", "model.num_layers=520", layers,
+			      "training.grad_accum_steps=512", NULL};
+	struct dc_step_bound whole = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
+	struct dc_step_bound low = {.max_chunks = 256};
+	struct dc_step sw, sl;
+	for (int i = 1; i < 64; i++)
+		strcat(layers, ",8");
+	strcat(layers, "]");
+	load_and_run("systems.json", sets, 0);
+	bounded_pair(&sw, &whole, &sl, &low);
+	ck_assert(!whole.extended && !whole.again);
+	ck_assert_uint_eq(whole.m_simulated, 512);
+	ck_assert(sw.time_s == run_res.step.time_s);
+	ck_assert(low.extended && !low.again && low.by_maxplus);
+	ck_assert_uint_eq(low.m_simulated, 384);
+	ck_assert_uint_eq(low.periods, 2);
+	ck_same_step(&sw, &sl, 1);
+}
+END_TEST
+
 /* The loaded run's step past a bound lowered to 256 chunks against its
  * whole schedule (m microbatches, within the default bound): extended by
  * the max-plus power (uneven 1F1B, ZB-H1) from a prefix of `prefix`
@@ -2218,25 +2256,40 @@ START_TEST(test_uneven_1f1b_past_its_extension_takes_the_closed_form)
 {
 	/* Where the extension does not apply the step takes 1F1B's closed
 	 * form, a lower bound, and says so (dc_step f1b_closed_form: the
-	 * report's warning). pp 120 (121 layers, stage 0 two of them), 1000
-	 * microbatches, the bound lowered to 256 chunks: the prefix would be
-	 * 760 microbatches (6 pp - 1 = 719 raised to 1000's class modulo 120:
-	 * 1000 = 40, 719 = 119), and inter_prefix's estimate of its forms,
-	 * 120 x 760 chunks x 2 ops x (2 pp + 1 = 241) ends x 8 B =
-	 * 351,686,400 B, is above INTER_MAX_FORM_BYTES (268,435,456): no
-	 * extension. Against the whole schedule (120,000 chunks, within the
-	 * default bound): the form is at most the timeline (docs/step-model.md,
-	 * "Uneven 1F1B stages"). */
+	 * report's warning). pp 130 (131 layers, stage 0 two of them), 1000
+	 * microbatches, the bound lowered to 256 chunks: the prefix, 870
+	 * microbatches (6 pp - 1 = 779 raised to 1000's class modulo 130:
+	 * 1000 = 90, 779 = 129), fits 2^18 chunks, but its max-plus state is
+	 * 2 pp - 1 ends and the constant, 260, above INTER_MAX_STATE (257:
+	 * pp 128 at most): no extension. Against the whole schedule (130,000
+	 * chunks, within the default bound): the form is at most the timeline
+	 * (docs/step-model.md, "Uneven 1F1B stages").
+	 *
+	 * pp 120 extends now: until stop 67 every max-plus form of the
+	 * prefix was kept, 120 x 760 chunks x 2 ops x 241 ends x 8 B =
+	 * 351,686,400 B by inter_prefix's estimate, above the 256 MiB it
+	 * allowed, and it took this closed form; the forms in flight alone
+	 * are kept now. The prefix by hand: 719 raised to 1000's class
+	 * modulo 120 (40; 719 = 119), 760; (1000 - 760) / 120 = 2 periods. */
 	char layers[600] = "parallel.pipeline_layers=[2";
-	const char *sets[] = {"parallel.pp=120", "cluster.num_nodes=120", "parallel.dp=1", "model.num_layers=121",
+	const char *sets[] = {"parallel.pp=130", "cluster.num_nodes=130", "parallel.dp=1", "model.num_layers=131",
 			      layers, "training.grad_accum_steps=1000", NULL};
-	for (int i = 1; i < 120; i++)
+	char layers120[600] = "parallel.pipeline_layers=[2";
+	const char *sets120[] = {"parallel.pp=120", "cluster.num_nodes=120", "parallel.dp=1", "model.num_layers=121",
+				 layers120, "training.grad_accum_steps=1000", NULL};
+	for (int i = 1; i < 130; i++)
 		strcat(layers, ",1");
 	strcat(layers, "]");
+	for (int i = 1; i < 120; i++)
+		strcat(layers120, ",1");
+	strcat(layers120, "]");
 	load_and_run("systems.json", sets, 0);
 	ck_assert(dc_step_uneven_1f1b(&run_plan));
 	ck_assert(!run_res.step.f1b_closed_form);
 	ck_falls_back();
+	load_and_run("systems.json", sets120, 0);
+	ck_assert(dc_step_uneven_1f1b(&run_plan));
+	ck_extends(1000, 760, 2);
 }
 END_TEST
 
@@ -2277,26 +2330,32 @@ END_TEST
 START_TEST(test_zb_past_its_extension_takes_the_closed_form)
 {
 	/* Where the extension does not apply, ZB-H1 takes its closed form
-	 * and says so (dc_step f1b_closed_form: the report's warning). pp 120
-	 * on 120 layers, 1000 microbatches, the bound lowered to 256 chunks:
-	 * the prefix would be 760 microbatches (719 raised to 1000's class
-	 * modulo 120), and inter_prefix's estimate of its forms, 120 x 760
-	 * chunks x 3 ops x 241 ends x 8 B = 527,529,600 B, is above
-	 * INTER_MAX_FORM_BYTES (268,435,456). The course config's sends
-	 * outlast half a W here, so the form is short of the timeline
-	 * (docs/step-model.md, "ZB-H1"): at most it, within 10%. */
-	const char *sets[] = {"parallel.pp=120", "cluster.num_nodes=120", "parallel.dp=1", "model.num_layers=120",
+	 * and says so (dc_step f1b_closed_form: the report's warning). pp 130
+	 * on 130 layers, 1000 microbatches, the bound lowered to 256 chunks:
+	 * the prefix (870 microbatches, as 1F1B's) fits, but its max-plus
+	 * state, 2 pp - 1 ends and the constant, 260, is above
+	 * INTER_MAX_STATE (257). The course config's sends outlast half a W
+	 * here, so the form is short of the timeline (docs/step-model.md,
+	 * "ZB-H1"): at most it, within 10%. pp 120 extends (until stop 67 its
+	 * forms, 120 x 760 x 3 x 241 x 8 B = 527,529,600 B by inter_prefix's
+	 * estimate, were above the 256 MiB it allowed): 760 microbatches, 2
+	 * periods. */
+	const char *sets[] = {"parallel.pp=130", "cluster.num_nodes=130", "parallel.dp=1", "model.num_layers=130",
 			      "parallel.pipeline_schedule=zero_bubble", "training.grad_accum_steps=1000", NULL};
+	const char *sets120[] = {"parallel.pp=120", "cluster.num_nodes=120", "parallel.dp=1", "model.num_layers=120",
+				 "parallel.pipeline_schedule=zero_bubble", "training.grad_accum_steps=1000", NULL};
 	load_and_run("systems.json", sets, 0);
 	ck_assert(!run_res.step.f1b_closed_form);
 	ck_falls_back();
+	load_and_run("systems.json", sets120, 0);
+	ck_extends(1000, 760, 2);
 	{
 		/* within DC_STEP_SIM_AGAIN times the bound the whole schedule
 		 * instead (a review found the form 86-92% short at pp 96 on slow
-		 * links): 3000 microbatches, 360,000 chunks, past 2^18 and within
+		 * links): 3000 microbatches, 390,000 chunks, past 2^18 and within
 		 * 2 x 2^18, at the default bound, against a bound the schedule fits
 		 * whole (2^23), bit for bit */
-		const char *more[] = {"parallel.pp=120", "cluster.num_nodes=120", "parallel.dp=1", "model.num_layers=120",
+		const char *more[] = {"parallel.pp=130", "cluster.num_nodes=130", "parallel.dp=1", "model.num_layers=130",
 				      "parallel.pipeline_schedule=zero_bubble", "training.grad_accum_steps=3000", NULL};
 		struct dc_step_bound big = {.max_chunks = UINT64_C(1) << 23};
 		struct dc_step_bound def = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
@@ -2324,13 +2383,13 @@ START_TEST(test_zb_past_its_extension_takes_the_closed_form)
 	}
 	{
 		/* the edge of the whole simulation, DC_STEP_SIM_AGAIN x 2^18 =
-		 * 524,288 chunks: 120 x 4,369 = 524,280 is simulated whole,
-		 * 120 x 4,370 = 524,400 takes the closed form (at 16 x 2^18, until
-		 * stop 66, a fuzzer's m 20,000 ran 51 s under ASan) */
-		const char *edge[] = {"parallel.pp=120", "cluster.num_nodes=120", "parallel.dp=1", "model.num_layers=120",
-				      "parallel.pipeline_schedule=zero_bubble", "training.grad_accum_steps=4369", NULL};
-		const char *past[] = {"parallel.pp=120", "cluster.num_nodes=120", "parallel.dp=1", "model.num_layers=120",
-				      "parallel.pipeline_schedule=zero_bubble", "training.grad_accum_steps=4370", NULL};
+		 * 524,288 chunks: 130 x 4,032 = 524,160 is simulated whole,
+		 * 130 x 4,033 = 524,290 takes the closed form (at 16 x 2^18, until
+		 * stop 66, a fuzzer's pp 120, m 20,000 ran 51 s under ASan) */
+		const char *edge[] = {"parallel.pp=130", "cluster.num_nodes=130", "parallel.dp=1", "model.num_layers=130",
+				      "parallel.pipeline_schedule=zero_bubble", "training.grad_accum_steps=4032", NULL};
+		const char *past[] = {"parallel.pp=130", "cluster.num_nodes=130", "parallel.dp=1", "model.num_layers=130",
+				      "parallel.pipeline_schedule=zero_bubble", "training.grad_accum_steps=4033", NULL};
 		struct dc_step_bound def = {.max_chunks = DC_STEP_SIM_MAX_CHUNKS};
 		struct dc_step sd;
 		const char *err = NULL;
@@ -2341,7 +2400,7 @@ START_TEST(test_zb_past_its_extension_takes_the_closed_form)
 							 &run_res.batch, &sd, &def, &err),
 				 0);
 		ck_assert(def.again && !def.f1b_closed_form);
-		ck_assert_uint_eq(def.m_simulated, 4369);
+		ck_assert_uint_eq(def.m_simulated, 4032);
 		load_and_run("systems.json", past, 0);
 		ck_assert(run_res.step.f1b_closed_form);
 	}
@@ -4230,6 +4289,7 @@ int main(void)
 	tcase_add_test(tc, test_moe_layer_tp_pair_in_the_step);
 	tcase_add_test(tc, test_tp_per_layer_kind_on_every_stage);
 	tcase_add_test(tc, test_uneven_interleaved_bound_extends_the_steady_state);
+	tcase_add_test(tc, test_uneven_interleaved_deep_extends);
 	tcase_add_test(tc, test_uneven_1f1b_bound_extends_the_steady_state);
 	tcase_add_test(tc, test_uneven_1f1b_past_its_extension_takes_the_closed_form);
 	tcase_add_test(tc, test_zb_bound_extends_the_steady_state);

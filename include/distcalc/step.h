@@ -187,8 +187,7 @@ struct dc_step {
 	 * (dc_step_uneven_1f1b) or ZB-H1 above DC_STEP_SIM_AGAIN x
 	 * DC_STEP_SIM_MAX_CHUNKS
 	 * and the max-plus extension of its steady period does not apply
-	 * (its forms above 256 MiB: pp above 106 to 111, ZB-H1 92 to 97, by
-	 * m): the step is the closed form, short of the schedule's waits
+	 * (its state above 257 ends: pp above 128): the step is the closed form, short of the schedule's waits
 	 * (the report warns) */
 	int f1b_closed_form;
 	double time_to_train_s; /* training.total_tokens / tokens_per_s; 0 when not given */
@@ -303,7 +302,7 @@ int dc_step_compute(const struct dc_plan *p, const struct dc_compute *c, const s
  * pp-microbatch periods left out; past pp 86 simulated again (`again`).
  * 1F1B on stages of unequal cost (dc_step_uneven_1f1b) and ZB-H1 the
  * same way, the prefix about 6 pp microbatches congruent to m modulo pp;
- * where that does not apply (pp above 106-111, ZB-H1 92-97) the whole
+ * where that does not apply (pp above 128) the whole
  * schedule within DC_STEP_SIM_AGAIN x max_chunks (`again`), and past that their closed
  * form, f1b_closed_form set.
  * The step's default bound is DC_STEP_SIM_MAX_CHUNKS; tests lower it. */

@@ -5261,13 +5261,9 @@ static uint64_t to_class(uint64_t a, uint64_t m, uint64_t pp)
  * phase (m' v - w pairs of a forward and a backward on a stage of w
  * warm-up forwards: op_at; ZB-H1's m' - pp + 1 triples, steady_units)
  * runs 4 pp v + pp units on stage 0, the longest warm-up (warmup_of); m
- * when that is not shorter than m. k: the ops a chunk-microbatch runs (2,
- * ZB-H1 3). pp v is at most 2^8 x num_layers (plan.h): no overflow below
- * 2^40 of each. */
-/* The most inter_maxplus's forms may hold (docs/reliability.md). */
-#define INTER_MAX_FORM_BYTES (256.0 * 1024 * 1024)
-
-static uint64_t inter_prefix(uint64_t pp, uint64_t v, uint64_t m, uint64_t max_chunks, unsigned k)
+ * when that is not shorter than m. pp v is at most 2^8 x num_layers
+ * (plan.h): no overflow below 2^40 of each. */
+static uint64_t inter_prefix(uint64_t pp, uint64_t v, uint64_t m, uint64_t max_chunks)
 {
 	uint64_t chunks, mp;
 	if (!dc_mul_u64(pp, v, &chunks) && !dc_mul_u64(chunks, m, &chunks) && chunks <= max_chunks)
@@ -5277,17 +5273,12 @@ static uint64_t inter_prefix(uint64_t pp, uint64_t v, uint64_t m, uint64_t max_c
 	mp = to_class(dc_ceil_div(warmup_of(pp, v, 0) + 4 * pp * v + pp, v), m, pp);
 	if (mp >= m)
 		return m;
-	/* the prefix is simulated and inter_maxplus keeps a max-plus form of
-	 * 3 pp - 1 ends (1F1B's and ZB-H1's 2 pp: docs/step-model.md, "Uneven
-	 * 1F1B past the bound") for each op after its cut (about k pp v m'
-	 * ops): the
-	 * prefix within max_chunks (at least the step's 2^18: a test lowers
-	 * the bound to force the extension) and the forms within
-	 * INTER_MAX_FORM_BYTES, else no extension (m: the caller's fallback) */
+	/* the prefix is simulated within max_chunks (at least the step's
+	 * 2^18: a test lowers the bound to force the extension), else no
+	 * extension (m: the caller's fallback); inter_maxplus holds its
+	 * max-plus forms in flight within INTER_MAX_FORM_BYTES itself */
 	if (dc_mul_u64(pp * v, mp, &chunks) ||
-	    chunks > (max_chunks > DC_STEP_SIM_MAX_CHUNKS ? max_chunks : DC_STEP_SIM_MAX_CHUNKS) ||
-	    (double)chunks * (double)k * (double)(v == 1 ? 2 * pp + 1 : 3 * pp) * (double)sizeof(double) >
-		    INTER_MAX_FORM_BYTES)
+	    chunks > (max_chunks > DC_STEP_SIM_MAX_CHUNKS ? max_chunks : DC_STEP_SIM_MAX_CHUNKS))
 		return m;
 	return mp;
 }
@@ -5320,6 +5311,54 @@ static int steady_units(const struct sim *sm, uint64_t s, uint64_t *first, uint6
  * as dual_maxplus's at pp 128 */
 #define INTER_MAX_STATE 257
 
+/* The most inter_maxplus's forms in flight may hold (docs/reliability.md) */
+#define INTER_MAX_FORM_BYTES (UINT64_C(256) << 20)
+
+/* inter_maxplus's forms in flight, d doubles a slot: an op's form is kept
+ * from its turn until every op after the cut that reads it (its stage's
+ * next op, the op its output feeds) has been made, then its slot is
+ * reused; on a steady schedule a few slots a stage, however long the
+ * prefix (before stop 67 every form was kept: pp 64, v 8 needed 379 MB) */
+struct form_pool {
+	double *rows;
+	uint64_t d, used, cap, nfree, most, *free_slots;
+};
+
+/* A slot for a form: 0, -1 out of memory, -2 past INTER_MAX_FORM_BYTES
+ * (the extension does not apply: the caller's fallback) */
+static int form_take(struct form_pool *fp, uint64_t *slot)
+{
+	if (fp->nfree) {
+		*slot = fp->free_slots[--fp->nfree];
+		return 0;
+	}
+	if (fp->used == fp->cap) {
+		uint64_t cap = fp->cap ? 2 * fp->cap : 64;
+		double *rows;
+		uint64_t *fs;
+		if ((double)cap * (double)fp->d * (double)sizeof(double) > (double)INTER_MAX_FORM_BYTES)
+			return -2;
+		rows = realloc(fp->rows, (size_t)(cap * fp->d) * sizeof(double));
+		if (!rows)
+			return -1;
+		fp->rows = rows;
+		fs = realloc(fp->free_slots, (size_t)cap * sizeof(uint64_t));
+		if (!fs)
+			return -1;
+		fp->free_slots = fs;
+		fp->cap = cap;
+	}
+	*slot = fp->used++;
+	if (fp->used > fp->most)
+		fp->most = fp->used;
+	return 0;
+}
+
+static void form_give(struct form_pool *fp, uint64_t slot)
+{
+	fp->free_slots[fp->nfree++] = slot;
+}
+
 /* The ends of the whole interleaved schedule, or of 1F1B's (v 1), from a
  * prefix of it (docs/step-model.md, "Uneven interleaved chunks past the
  * bound", "Uneven 1F1B past the bound"), t periods of pp microbatches
@@ -5340,9 +5379,12 @@ static int inter_maxplus(const struct sim *sm, uint64_t t, double *end)
 {
 	uint64_t p = sm->p, v = sm->v, P = p * v, cells = p * v * sm->m, d = 0, nafter = 0, K, KP;
 	uint64_t *prod_f = NULL, *prod_b = NULL, *lo = NULL, *base = NULL, *sidx = NULL, *steady_end = NULL;
+	uint64_t *slot = NULL;
+	uint32_t *readers = NULL;
 	unsigned char *made = NULL, *clean = NULL;
 	struct mp_op *order = NULL;
-	double *form = NULL, *a = NULL, *pw = NULL, *tmp = NULL, *y = NULL, *yn = NULL;
+	struct form_pool fp = {0};
+	double *g = NULL, *a = NULL, *pw = NULL, *tmp = NULL, *y = NULL, *yn = NULL;
 	int rc = -2;
 	if (!(sm->sched == DC_PIPE_INTERLEAVED && v >= 2) &&
 	    !((sm->sched == DC_PIPE_1F1B || sm->sched == DC_PIPE_ZERO_BUBBLE) && v == 1))
@@ -5382,7 +5424,13 @@ static int inter_maxplus(const struct sim *sm, uint64_t t, double *end)
 		}
 	}
 	/* X: the window's ops read from after the cut (a stage's first op
-	 * after it reads its last in the window: X is never empty) */
+	 * after it reads its last in the window: X is never empty); and how
+	 * many times each op after the cut is read there (its form's readers) */
+	readers = dc_calloc((size_t)nafter, sizeof(uint32_t));
+	if (!readers) {
+		rc = -1;
+		goto out;
+	}
 	for (uint64_t s = 0; s < p; s++)
 		for (uint64_t i = lo[s] + KP; i < sm->nops[s]; i++) {
 			const struct pop *o = &sm->ops[s * sm->cap + i];
@@ -5396,8 +5444,12 @@ static int inter_maxplus(const struct sim *sm, uint64_t t, double *end)
 			}
 			for (int k = 0; k < 2; k++) {
 				uint64_t rs = refs[k][0], ri = refs[k][1];
-				if (ri == UINT64_MAX || ri >= lo[rs] + KP)
+				if (ri == UINT64_MAX)
 					continue;
+				if (ri >= lo[rs] + KP) {
+					readers[base[rs] + ri - (lo[rs] + KP)]++;
+					continue;
+				}
 				if (ri < lo[rs])
 					goto out;
 				sidx[rs * KP + ri - lo[rs]] = 0;
@@ -5410,7 +5462,9 @@ static int inter_maxplus(const struct sim *sm, uint64_t t, double *end)
 	if (d > INTER_MAX_STATE)
 		goto out;
 	order = dc_malloc((size_t)nafter * sizeof(*order));
-	form = dc_malloc((size_t)(nafter * d) * sizeof(double));
+	slot = dc_malloc((size_t)nafter * sizeof(uint64_t));
+	g = dc_malloc((size_t)(p * d) * sizeof(double));
+	fp.d = d;
 	made = dc_calloc((size_t)nafter, 1);
 	clean = dc_calloc((size_t)nafter, 1);
 	a = dc_malloc((size_t)(d * d) * sizeof(double));
@@ -5418,7 +5472,7 @@ static int inter_maxplus(const struct sim *sm, uint64_t t, double *end)
 	tmp = dc_malloc((size_t)(d * d) * sizeof(double));
 	y = dc_malloc((size_t)d * sizeof(double));
 	yn = dc_malloc((size_t)d * sizeof(double));
-	if (!order || !form || !made || !clean || !a || !pw || !tmp || !y || !yn) {
+	if (!order || !slot || !g || !made || !clean || !a || !pw || !tmp || !y || !yn) {
 		rc = -1;
 		goto out;
 	}
@@ -5430,12 +5484,19 @@ static int inter_maxplus(const struct sim *sm, uint64_t t, double *end)
 	qsort(order, (size_t)nafter, sizeof(*order), mp_by_start);
 	for (uint64_t k = 0; k < nafter; k++) {
 		uint64_t s = order[k].at / sm->cap, i = order[k].at % sm->cap, me = base[s] + i - (lo[s] + KP);
+		uint64_t off = i - (lo[s] + KP);
 		const struct pop *o = &sm->ops[order[k].at];
-		double *f = &form[me * d], dur = op_dur(sm, s, o);
+		double *f, dur = op_dur(sm, s, o);
 		int bwd = o->kind != OP_F, ok = 1;
 		uint64_t refs[2][2] = {{s, i - 1}, {0, UINT64_MAX}}, ds, dc;
 		double add[2] = {0, 0};
-		int dbwd, send;
+		int dbwd, send, took = form_take(&fp, &slot[me]);
+		if (took) {
+			rc = took;
+			goto out;
+		}
+		/* after form_take: the pool's rows may have moved */
+		f = &fp.rows[slot[me] * d];
 		for (uint64_t j = 0; j < d; j++)
 			f[j] = -HUGE_VAL;
 		if (o->kind != OP_W && dep_of(sm, s, bwd ? o->cb : o->cf, bwd, &ds, &dc, &dbwd, &send)) {
@@ -5464,8 +5525,10 @@ static int inter_maxplus(const struct sim *sm, uint64_t t, double *end)
 				uint64_t them = base[rs] + ri - (lo[rs] + KP);
 				if (!made[them])
 					goto out;
-				mp_put(f, &form[them * d], d, add[r]);
+				mp_put(f, &fp.rows[slot[them] * d], d, add[r]);
 				ok = ok && clean[them];
+				if (--readers[them] == 0)
+					form_give(&fp, slot[them]);
 			}
 		}
 		for (uint64_t j = 0; j < d; j++)
@@ -5473,29 +5536,39 @@ static int inter_maxplus(const struct sim *sm, uint64_t t, double *end)
 		made[me] = 1;
 		/* steady: before the stage's cool-down (steady_units) */
 		clean[me] = ok && i < steady_end[s];
-	}
-	/* A: row sidx(s, i) the form of op i + 2P of stage s (a pair of the
-	 * next period at the same offset); the constant */
-	for (uint64_t s = 0; s < p; s++)
-		for (uint64_t off = 0; off < KP; off++) {
-			uint64_t j = sidx[s * KP + off], me = base[s] + off;
-			if (j == UINT64_MAX)
-				continue;
+		/* A: row sidx(s, off) the form of op off + 2P of stage s (a
+		 * pair of the next period at the same offset), steady; G:
+		 * every stage's last op */
+		if (off < KP && sidx[s * KP + off] != UINT64_MAX) {
 			if (!clean[me])
 				goto out;
-			memcpy(&a[j * d], &form[me * d], (size_t)d * sizeof(double));
-			y[j] = sm->op_t[s * sm->cap + lo[s] + off].end;
+			memcpy(&a[sidx[s * KP + off] * d], f, (size_t)d * sizeof(double));
+		}
+		if (i + 1 == sm->nops[s])
+			memcpy(&g[s * d], f, (size_t)d * sizeof(double));
+		if (readers[me] == 0)
+			form_give(&fp, slot[me]);
+	}
+	/* X's values: the window's ends; the constant */
+	for (uint64_t s = 0; s < p; s++)
+		for (uint64_t off = 0; off < KP; off++) {
+			uint64_t j = sidx[s * KP + off];
+			if (j != UINT64_MAX)
+				y[j] = sm->op_t[s * sm->cap + lo[s] + off].end;
 		}
 	for (uint64_t j = 0; j < d; j++)
 		a[(d - 1) * d + j] = j + 1 == d ? 0 : -HUGE_VAL;
 	y[d - 1] = 0;
 	mp_power_apply(a, t, d, y, pw, tmp, yn);
-	for (uint64_t s = 0; s < p; s++) {
-		const double *g = &form[(base[s] + sm->nops[s] - 1 - (lo[s] + KP)) * d];
-		end[s] = mp_dot(g, y, d);
-	}
+	for (uint64_t s = 0; s < p; s++)
+		end[s] = mp_dot(&g[s * d], y, d);
 	rc = 0;
 out:
+	free(fp.rows);
+	free(fp.free_slots);
+	free(readers);
+	free(slot);
+	free(g);
 	free(prod_f);
 	free(prod_b);
 	free(lo);
@@ -5505,7 +5578,6 @@ out:
 	free(made);
 	free(clean);
 	free(order);
-	free(form);
 	free(a);
 	free(pw);
 	free(tmp);
@@ -5523,9 +5595,9 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 _Static_assert(DC_STEP_SIM_AGAIN == 2 && DC_STEP_SIM_MAX_CHUNKS == UINT64_C(1) << 18, "the messages' bound");
 
 /* Uneven 1F1B or ZB-H1 (v1_extended) past the bound when its extension
- * does not apply (its prefix or max-plus forms above their bounds: pp
- * above 106 to 111, ZB-H1 92 to 97, by m; its X, 2 pp ends, would reach
- * INTER_MAX_STATE at pp 128; or a form read before it is made) and the
+ * does not apply (its prefix above 2^18 chunks; its X, 2 pp - 1 ends and
+ * the constant, above INTER_MAX_STATE: pp above 128; its forms in flight
+ * above INTER_MAX_FORM_BYTES; or a form read before it is made) and the
  * whole schedule is above DC_STEP_SIM_AGAIN times the bound (`again`): the step takes
  * the closed form (dc_step_compute_bounded: bound->f1b_closed_form), the
  * trace a prefix from it, as before the extension */
@@ -5598,7 +5670,7 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 	}
 	if (bound && !dual && (isim || f1x)) {
 		uint64_t whole;
-		msim = inter_prefix(pp, v, x.k.m, bound->max_chunks, (unsigned)ops_per_chunk(x.k.sched));
+		msim = inter_prefix(pp, v, x.k.m, bound->max_chunks);
 		if (msim == x.k.m && (dc_mul_u64(pp, v, &whole) || dc_mul_u64(whole, x.k.m, &whole) ||
 				      whole > bound->max_chunks)) {
 			/* no extension within the bounds (its prefix or its forms
@@ -5618,8 +5690,7 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 				*error = "'training.grad_accum_steps' x 'parallel.pp' x 'parallel.virtual_pipeline': the "
 					 "interleaved schedule the step simulates (chunks of unequal cost, or a send longer "
 					 "than a chunk's forward) is above the 2 x 2^18 model chunks it simulates at most, "
-					 "and its steady period's prefix or max-plus forms are above their bounds (2^18 "
-					 "chunks, 256 MiB): lower training.grad_accum_steps (where a step runs several schedules, "
+					 "and so is the prefix its steady period's extension needs: lower training.grad_accum_steps (where a step runs several schedules, "
 					 "parallel.pipeline_schedule_microbatches: the simulated schedule's)";
 				return -1;
 			}
@@ -5753,7 +5824,7 @@ static int timeline(const struct dc_plan *p, const struct dc_compute *c, const s
 					 "interleaved schedule the step simulates (chunks of unequal cost, or a send longer "
 					 "than a chunk's forward) is above the 2 x 2^18 model chunks it simulates at most, "
 					 "and its steady period is too large a max-plus system to extend (3 pp - 1 ends, at "
-					 "most 257: pp up to 86): lower training.grad_accum_steps (where a step runs several schedules, "
+					 "most 257: pp up to 86; or its forms in flight above 256 MiB): lower training.grad_accum_steps (where a step runs several schedules, "
 					 "parallel.pipeline_schedule_microbatches: the simulated schedule's)";
 				return -1;
 			}

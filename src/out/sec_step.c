@@ -1236,15 +1236,14 @@ static void warn(const struct dc_plan *p, const struct dc_results *res, const ch
 		dc_diag_warn(diag,
 			     res->step.schedule == DC_PIPE_ZERO_BUBBLE
 				     ? "'parallel.pipeline_schedule': zero_bubble with pp x grad_accum_steps above 2 x 2^18 "
-				       "and pp above what its steady period's max-plus extension takes (its forms within "
-				       "256 MiB: pp up to 92-97, by training.grad_accum_steps) is priced by ZB-H1's closed "
+				       "and pp above what its steady period's max-plus extension takes (2 pp ends at most "
+				       "257: pp up to 128) is priced by ZB-H1's closed "
 				       "form, not simulated: it leaves out the steady phase's waits for sends (short where "
 				       "a send outlasts half a weight-gradient pass) and is an estimate with an embedding "
 				       "or a head (docs/step-model.md, \"ZB-H1 past the bound\")"
 				     : "'parallel.pipeline_schedule': 1f1b on stages of unequal layers or layer kinds with pp "
 				       "x grad_accum_steps above 2 x 2^18 and pp above what its steady period's max-plus "
-				       "extension takes (its forms within 256 MiB: pp up to 106-111, by "
-				       "training.grad_accum_steps) is priced by its closed form, not simulated: a lower "
+				       "extension takes (2 pp ends at most 257: pp up to 128) is priced by its closed form, not simulated: a lower "
 				       "bound, short by the waits a slower stage passes up the pipeline "
 				       "(docs/step-model.md, \"Uneven 1F1B past the bound\")");
 	/* the schedules the loader lets run with m < pp: 1F1B, and ZB-H1,

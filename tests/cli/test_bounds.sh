@@ -322,6 +322,54 @@ if not 15.8 <= b / a <= 16:
 PY
 done
 
+# 5b. deep pipelines extend too, in a few MB: until stop 67 the extension
+# kept a max-plus form of every op after its cut (pp 64, v 8: 379 MB by
+# its estimate, refused above 256 MiB), so uneven interleaving at pp 64,
+# v 8 refused past 2 x 2^18 chunks (exit 3) and uneven 1F1B at pp 120
+# took its closed form with a warning; the forms in flight alone are kept
+# now (a few hundred of them). Uneven interleaved pp 64, v 8 at 65,536
+# microbatches (2^25 chunks) and uneven 1F1B pp 120 at 2^20: exit 0, no
+# pipeline_schedule warning (the memory warning of these toy layouts
+# stays), peak under 64 MiB (256 MiB sanitized). Their agreement with the
+# whole schedule: tests/check_step.c test_uneven_interleaved_deep_extends
+# and test_uneven_1f1b_past_its_extension_takes_the_closed_form.
+python3 - "$bin" "$sys" <<'PY' || fails=$((fails + 1))
+import json, math, os, resource, subprocess, sys
+bin, sys_cfg = sys.argv[1:3]
+runs = {
+    "uneven interleaved pp 64, v 8, 65,536 microbatches": [
+        "parallel.tp=1", "parallel.dp=1", "cluster.gpus_per_node=1", "cluster.num_nodes=64", "parallel.pp=64",
+        "parallel.virtual_pipeline=8", "model.num_layers=520", "parallel.pipeline_layers=[16" + ",8" * 63 + "]",
+        "training.grad_accum_steps=65536"],
+    "uneven 1F1B pp 120, 2^20 microbatches": [
+        "parallel.tp=1", "parallel.dp=1", "cluster.gpus_per_node=1", "cluster.num_nodes=120", "parallel.pp=120",
+        "model.num_layers=121", "parallel.pipeline_layers=[2" + ",1" * 119 + "]", "training.grad_accum_steps=1048576"],
+}
+failed = 0
+for what, sets in runs.items():
+    args = [bin, "--config", sys_cfg, "--only", "step", "--format", "json"]
+    for s in sets:
+        args += ["--set", s]
+    r = subprocess.run(args, capture_output=True)
+    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+    bad = []
+    if r.returncode != 0:
+        bad.append("exit %d: %s" % (r.returncode, r.stderr.decode()[:300]))
+    else:
+        t = json.loads(r.stdout)["step"]["time_s"]
+        if not (t > 0 and math.isfinite(t)):
+            bad.append("step time %r" % t)
+        if b"pipeline_schedule" in r.stderr:
+            bad.append("a schedule warning: %s" % r.stderr.decode()[:300])
+    limit = (256 if os.environ.get("DC_SANITIZED") == "1" else 64) << 20
+    if rss >= limit:
+        bad.append("peak memory %d bytes (the largest child so far), not under %d MiB" % (rss, limit >> 20))
+    for b in bad:
+        print("FAIL: %s: %s" % (what, b))
+    failed += bool(bad)
+sys.exit(1 if failed else 0)
+PY
+
 # 6. the loss experiment is bounded by what it shows: above 2^24 documents
 # the step's figures are expectations in closed form and only the shown
 # rows are drawn (docs/checkpoint-and-loss.md, "How much it draws").

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses (tests/fuzz/fuzz_*.c) with clang, ASan and
-# UBSan, the library instrumented for coverage too, and runs each for a
+# UBSan, the library instrumented for coverage too, at -g -O1 (as LLVM's
+# docs/LibFuzzer.rst builds its examples; asserts stay on: a Debug build
+# type), and runs each for a
 # bounded time over a seed corpus: tests/fuzz/seeds/<harness>/ plus what
 # the tree holds for it (configs/, tests/inputs/, tests/cli/cases/).
 # usage: tests/fuzz/run.sh [BUILD_DIR] [SECONDS_PER_HARNESS]
@@ -41,7 +43,7 @@ if [ "$seconds" -gt $((total / n)) ]; then
   echo "fuzz: ${seconds}s per harness (DC_FUZZ_TOTAL_SECONDS=$total over $n harnesses)"
 fi
 
-CC=clang cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Debug \
+CC=clang cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" \
   -DDISTCALC_FUZZ=ON -DDISTCALC_SANITIZE=ON >/dev/null
 cmake --build "$build" -j "$(nproc)" --target "${harnesses[@]}" >/dev/null
 
