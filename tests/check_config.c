@@ -1341,6 +1341,82 @@ START_TEST(test_params_differing_from_the_shape_warn)
 	dc_diag_release(&d);
 	ck_assert_int_eq(load(buf, same, 1, &cfg, &d), 0);
 	ck_assert_uint_eq(d.count, 0);
+	/* and is the shape's: placed and counted by its terms (a trial's
+	 * shape's own count had moved 348 report fields) */
+	ck_assert(!cfg.model.params_explicit);
+	ck_assert_uint_eq(cfg.model.params, 0);
+	dc_diag_release(&d);
+	free(buf);
+}
+END_TEST
+
+/* A key the preset gave, required again because the command line took the
+ * preset away, is blamed on that --unset or --set, not on the file (a
+ * trial's --unset cluster.system blamed t.json for four keys it never
+ * needed). The file's own missing key stays the file's. */
+START_TEST(test_missing_after_the_preset_is_removed_blames_the_command_line)
+{
+	static const char cfgtext[] =
+		"{\"model\": {\"num_layers\": 2, \"hidden_size\": 256, \"num_attention_heads\": 4, \"vocab_size\": 1000,"
+		" \"seq_length\": 128},"
+		" \"cluster\": {\"system\": \"dgx-h100\", \"num_nodes\": 1},"
+		" \"parallel\": {\"tp\": 1, \"pp\": 1}, \"training\": {\"micro_batch_size\": 1}}";
+	struct dc_override un = {"cluster.system", 1}, set = {"cluster.system=custom", 0};
+	struct dc_config cfg;
+	struct dc_diag d;
+	char got[4096];
+	dc_diag_init(&d);
+	ck_assert_int_eq(dc_config_load_buffer(cfgtext, strlen(cfgtext), "t.json", NULL, 0, &cfg, &d), 0);
+	dc_diag_release(&d);
+	dc_diag_init(&d);
+	ck_assert_int_ne(dc_config_load_buffer(cfgtext, strlen(cfgtext), "t.json", &un, 1, &cfg, &d), 0);
+	joined(&d, got, sizeof(got));
+	ck_assert_msg(strstr(got, "--unset: error: 'cluster.gpus_per_node': required key is missing (the --unset of "
+				  "cluster.system left no preset to give it)") != NULL, "%s", got);
+	ck_assert_msg(strstr(got, "--unset: error: 'cluster.inter_node': required key is missing") != NULL, "%s", got);
+	ck_assert_msg(strstr(got, "t.json") == NULL, "%s", got);
+	dc_diag_release(&d);
+	dc_diag_init(&d);
+	ck_assert_int_ne(dc_config_load_buffer(cfgtext, strlen(cfgtext), "t.json", &set, 1, &cfg, &d), 0);
+	joined(&d, got, sizeof(got));
+	ck_assert_msg(strstr(got, "--set: error: 'cluster.gpu_memory': required key is missing (--set cluster.system "
+				  "custom left no preset to give it)") != NULL, "%s", got);
+	ck_assert_msg(strstr(got, "t.json") == NULL, "%s", got);
+	dc_diag_release(&d);
+}
+END_TEST
+
+/* A model with routed experts takes no count apart from its shape: one
+ * would be held dense and counted all active (a trial's Mixtral read MFU
+ * 1.58, DeepSeek-V3 5.64). The course shape with 8 experts of 11,008,
+ * 2 a token, by hand: a layer 4 x 4096^2 + 2 x 4096 (norms) + 8 x 3 x
+ * 4096 x 11008 + 4096 x 8 (router) = 1,149,280,256, 32 of them and the
+ * root 262,148,096: 37,039,116,288; active, 2 experts a token:
+ * 67,108,864 + 8,192 + 270,532,608 + 32,768 = 337,682,432 a layer,
+ * 11,067,985,920. The shape's own total loads as the shape. */
+START_TEST(test_params_apart_from_a_moe_shape_refused)
+{
+	size_t len;
+	char *buf = read_all(SYSTEMS, &len);
+	struct dc_config cfg;
+	struct dc_diag d;
+	char got[2048];
+	const char *moe_other[] = {"model.num_experts=8", "model.experts_per_token=2", "model.moe_ffn_hidden_size=11008",
+				   "model.params=37000000000"};
+	const char *moe_same[] = {"model.num_experts=8", "model.experts_per_token=2", "model.moe_ffn_hidden_size=11008",
+				  "model.params=37039116288"};
+	buf[len] = '\0';
+	ck_assert_int_ne(load(buf, moe_other, 4, &cfg, &d), 0);
+	joined(&d, got, sizeof(got));
+	ck_assert_str_eq(got, "--set: error: 'model.params': 37000000000 differs from the shape's 37039116288, and a "
+			      "model with routed experts (model.num_experts 8) cannot take a count apart from its shape: "
+			      "it would hold every parameter as dense (no expert split over parallel.ep) and count all of "
+			      "them active in the model FLOPs (the shape's active count is 11067985920); leave "
+			      "model.params out, or give the shape's 37039116288");
+	dc_diag_release(&d);
+	ck_assert_int_eq(load(buf, moe_same, 4, &cfg, &d), 0);
+	ck_assert_uint_eq(d.count, 0);
+	ck_assert(!cfg.model.params_explicit);
 	dc_diag_release(&d);
 	free(buf);
 }
@@ -1504,12 +1580,13 @@ START_TEST(test_gpu_presets)
 		/* a refused count the system would fill: its error alone */
 		expect_error(sys, (const char *const[]){"cluster.system=dgx-h100", "cluster.gpus_per_node=eight"}, 2,
 			     DC_ERR_CONFIG, "--set: error: 'cluster.gpus_per_node': expected an integer, got the string \"eight\"");
-		/* no system and no GPU preset: still missing, as before */
+		/* no system and no GPU preset: still missing, the --set that
+		 * took the preset away blamed (t.json before stop 67) */
 		expect_error(sys, (const char *const[]){"cluster.system=custom"}, 1, DC_ERR_CONFIG,
-			     "t.json: error: 'cluster.gpus_per_node': required key is missing\n"
-			     "t.json: error: 'cluster.gpu_memory': required key is missing\n"
-			     "t.json: error: 'cluster.intra_node': required key is missing\n"
-			     "t.json: error: 'cluster.inter_node': required key is missing");
+			     "--set: error: 'cluster.gpus_per_node': required key is missing (--set cluster.system custom left no preset to give it)\n"
+			     "--set: error: 'cluster.gpu_memory': required key is missing (--set cluster.system custom left no preset to give it)\n"
+			     "--set: error: 'cluster.intra_node': required key is missing (--set cluster.system custom left no preset to give it)\n"
+			     "--set: error: 'cluster.inter_node': required key is missing (--set cluster.system custom left no preset to give it)");
 	}
 	/* an enum's short word: one edit is a slip ("ful"); two are not ("no"
 	 * is 2 from "op" as from "none"), so "no" gets the choice it begins */
@@ -2488,6 +2565,8 @@ Suite *s = suite_create("config");
 	tcase_add_test(tc, test_gpu_memory_decimal_warning);
 	tcase_add_test(tc, test_recompute_layers_above_a_chunk_warns);
 	tcase_add_test(tc, test_params_differing_from_the_shape_warn);
+	tcase_add_test(tc, test_params_apart_from_a_moe_shape_refused);
+	tcase_add_test(tc, test_missing_after_the_preset_is_removed_blames_the_command_line);
 	tcase_add_test(tc, test_search_space_left_out);
 	tcase_add_test(tc, test_gpu_presets);
 	tcase_add_test(tc, test_unset);

@@ -3516,9 +3516,25 @@ void dc_cfg_apply_system(struct loader *l)
 			 pk, pn, 1, "param/s");
 }
 
+/* The preset key (cluster.system, else cluster.gpu) whose --unset or
+ * --set left key i required, or -1: i is required only for want of a
+ * preset, and the command line removed or changed it. */
+static int preset_dropped(const struct loader *l, size_t i)
+{
+	enum dc_config_need need = dc_cfg_keys[i].info.need;
+	if (need != DC_KEY_REQUIRED_UNLESS_SYSTEM && need != DC_KEY_REQUIRED_UNLESS_GPU)
+		return -1;
+	if (l->unset[KEY_CLUSTER_SYSTEM] || l->from_set[KEY_CLUSTER_SYSTEM])
+		return KEY_CLUSTER_SYSTEM;
+	if (need == DC_KEY_REQUIRED_UNLESS_GPU && (l->unset[KEY_CLUSTER_GPU] || l->from_set[KEY_CLUSTER_GPU]))
+		return KEY_CLUSTER_GPU;
+	return -1;
+}
+
 /* Every required key that is missing, reported whatever else is wrong. */
 void dc_cfg_check_missing(struct loader *l)
 {
+	int pk;
 	for (size_t i = 0; i < NKEYS; i++)
 		if (is_required(l, i) && !l->seen[i] && !l->suggested[i]) {
 			/* a missing section already implies its keys */
@@ -3536,6 +3552,14 @@ void dc_cfg_check_missing(struct loader *l)
 			if (l->unset[i])
 				dc_cfg_errorf(l, (int)i, "'%s': required key is missing (the --unset removed it; it has no default)",
 					      dc_cfg_keys[i].info.path);
+			else if ((pk = preset_dropped(l, i)) >= 0)
+				/* required because the command line took away the
+				 * preset that gives it: blamed there (a trial's
+				 * --unset cluster.system blamed the file) */
+				dc_cfg_errorf(l, pk, "'%s': required key is missing (%s %s left no preset to give it)",
+					      dc_cfg_keys[i].info.path, l->unset[pk] ? "the --unset of" : "--set",
+					      pk == KEY_CLUSTER_SYSTEM ? (l->unset[pk] ? "cluster.system" : "cluster.system custom")
+								       : (l->unset[pk] ? "cluster.gpu" : "cluster.gpu none"));
 			else if (hf_named(l) && strcmp(dc_cfg_keys[i].info.path, "model.seq_length") == 0)
 				dc_cfg_errorf(l, -1, "'%s': required key is missing; a Hugging Face config gives no training sequence length (max_position_embeddings is the longest context)",
 				       dc_cfg_keys[i].info.path);
@@ -3631,8 +3655,28 @@ void dc_cfg_cross_check(struct loader *l)
 				       "'model': the parameter count of this shape overflows 64 bits; check hidden_size, ffn_hidden_size, vocab_size, num_layers and the expert sizes");
 			return;
 		}
-		params = m->params_explicit ? m->params : t.total;
 		shape_params = t.total;
+		if (m->params_explicit && m->params == shape_params) {
+			/* the shape's own count (a model card's figure, say):
+			 * the shape's report, placed and counted by its terms */
+			m->params_explicit = 0;
+			m->params = 0;
+		} else if (m->params_explicit && m->num_experts > 0) {
+			/* a count apart from the shape has no terms to place:
+			 * every parameter dense, none split over ep, all of them
+			 * active in 6N (a trial's Mixtral read MFU 1.58) */
+			dc_cfg_errorf(l, KEY_MODEL_PARAMS,
+				      "'model.params': %llu differs from the shape's %llu, and a model with routed "
+				      "experts (model.num_experts %llu) cannot take a count apart from its shape: it "
+				      "would hold every parameter as dense (no expert split over parallel.ep) and count "
+				      "all of them active in the model FLOPs (the shape's active count is %llu); leave "
+				      "model.params out, or give the shape's %llu",
+				      (unsigned long long)m->params, (unsigned long long)shape_params,
+				      (unsigned long long)m->num_experts, (unsigned long long)t.active,
+				      (unsigned long long)shape_params);
+			return;
+		}
+		params = m->params_explicit ? m->params : t.total;
 	}
 	/* model-state bytes must be representable (overflow guard for the ledger) */
 	{

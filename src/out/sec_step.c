@@ -1219,15 +1219,17 @@ static void warn(const struct dc_plan *p, const struct dc_results *res, const ch
 			     "differ this much, so compare a framework's logged MFU or TFLOP/s with the count it uses "
 			     "(docs/step-model.md, section 4)",
 			     res->step.mfu, res->step.mfu / res->step.mfu_causal, res->step.mfu_causal);
-	/* the paper convention's hardware FLOPs are a GPT's formula (whole,
-	 * not causal, attention; recomputed cores counted again): on a long
-	 * sequence they exceed what the GPUs ran, and the ratio passes 1 */
+	/* the paper convention's hardware FLOPs are a GPT's formula (a 4h
+	 * GELU MLP, full heads, whole attention; recomputed cores counted
+	 * again): on a long sequence, or a model shaped otherwise (a narrow
+	 * FFN: a trial's hidden 10^6 with ffn 28,672), they exceed what the
+	 * GPUs ran, and the ratio passes 1 */
 	if (res->step.available && res->step.hfu_paper > 1)
 		dc_diag_warn(diag,
-			     "'step.hfu_paper' is %.4f, above 1: Korthikanti et al.'s formula (a GPT-shaped model, its "
-			     "attention counted whole rather than causal) counts more FLOPs at this sequence length than "
-			     "the GPUs run, so it is no utilisation here; read step.hfu and step.mfu_causal "
-			     "(docs/step-model.md, section 4)",
+			     "'step.hfu_paper' is %.4f, above 1: Korthikanti et al.'s formula counts a GPT-shaped model "
+			     "(a 4h GELU MLP, as many key/value heads as heads, attention whole rather than causal), "
+			     "so on this model's shape and sequence length it counts more FLOPs than the GPUs run and "
+			     "is no utilisation here; read step.hfu and step.mfu_causal (docs/step-model.md, section 4)",
 			     res->step.hfu_paper);
 	/* ZB-H1 and uneven 1F1B past DC_STEP_SIM_AGAIN x the step's simulation bound whose
 	 * max-plus extension did not apply (step.c f1b_closed): their closed
