@@ -1926,8 +1926,10 @@ static int rule_schedule_microbatches(struct loader *l)
  * checkpoint.storage_bandwidth left its budget unmoved, silently). Each
  * row: a key or a key prefix ending in '.', and the experiments that
  * read it (checkpoint.format and .gather are read by the memory ledger
- * too, collective.ranks, .message_size and .link by the ring lab of
- * every run: none of them here). */
+ * too, collective.ranks by the ring lab and the collectives sweep: not
+ * here; .message_size and .link by the ring lab alone, which the systems
+ * and ring experiments show: a trial's --set of message_size under
+ * --experiment collectives went unremarked). */
 static const struct {
 	const char *key;
 	const char *readers[2]; /* experiment names (--experiment) */
@@ -1949,6 +1951,8 @@ static const struct {
 	{"collective.dtype", COLLECTIVES},
 	{"collective.min_bytes", COLLECTIVES},
 	{"collective.step_factor", COLLECTIVES},
+	{"collective.message_size", {"systems", "ring"}, "the ring lab (--experiment systems, ring)"},
+	{"collective.link", {"systems", "ring"}, "the ring lab (--experiment systems, ring)"},
 	/* whatif's slow_network detail prices nccl-tests' AllReduce at it */
 	{"collective.max_bytes", {"collectives", "whatif"},
 	 "the collectives sweep and the what-if experiment (--experiment collectives, whatif)"},
@@ -2060,7 +2064,9 @@ static int rule_one_experiment_keys(struct loader *l)
 			dc_cfg_warnf(l, g[r].first,
 				     "%s: only %s %s %s, so %s no effect on this run (experiment '%s'); drop the --set, or run --experiment %s",
 				     g[r].names, one_experiment_keys[r].what,
-				     one_experiment_keys[r].readers[1] ? "read" : "reads", g[r].n == 1 ? "it" : "them",
+				     /* the readers as said: "the ring lab" is one,
+				      * of two experiments */
+				     strstr(one_experiment_keys[r].what, " and ") ? "read" : "reads", g[r].n == 1 ? "it" : "them",
 				     g[r].n == 1 ? "it has" : "they have", l->opts->experiment,
 				     one_experiment_keys[r].readers[0]);
 	return 0;
@@ -2890,7 +2896,11 @@ static int rule_no_effect(struct loader *l)
 		warn_key(l, KEY_PARALLEL_CP_COMM_TYPE,
 			  "applies to context parallelism, but parallel.cp is 1: it has no effect",
 			  "set parallel.cp above 1 or drop the key");
-	if (c->collective.algorithm == DC_NET_ALGO_NVLS && !c->cluster.nvls && seen(l, KEY_COLLECTIVE_ALGORITHM)) {
+	/* the step's collectives fall back to the ring; the collectives sweep
+	 * takes auto's choice and says so itself (sec_collectives.c): this
+	 * warning would contradict it there (a trial read both) */
+	if (c->collective.algorithm == DC_NET_ALGO_NVLS && !c->cluster.nvls && seen(l, KEY_COLLECTIVE_ALGORITHM) &&
+	    !(l->opts && l->opts->experiment && strcmp(run_experiment(l), "collectives") == 0)) {
 		if (gpu_lacks_nvls(c->cluster.gpu))
 			snprintf(why, sizeof(why),
 				 "needs NVLink SHARP, which 'cluster.gpu' \"%s\" has not (no NVSwitch reductions): NVLS never runs, so every collective falls back to \"ring\", not to auto's choice",
@@ -3302,7 +3312,7 @@ static const struct rule rules[] = {
 	  KEYS("search.space.tp", "search.space.cp", "search.space.pp", "search.space.dp", "search.space.ep",
 	       "search.space.virtual_pipeline", "search.space.micro_batch_size")},
 	 rule_search_space},
-	{{"a key given a value other than its default that the layout does not read draws a warning, not an error (a sweep over the key that reads it keeps it): reshard_after_forward, fsdp_unit and overlap.fsdp_prefetch without sharding fsdp, overlap.fsdp_prefetch false or reshard_after_forward true with fsdp_unit model (the root, never resharded), cp_comm_type at cp 1 (neither under the layout search when its space tries fsdp or cp > 1), collective.algorithm nvls without cluster.nvls, and nvls, pat or hierarchical with a collective.protocols that leaves out simple (every collective falls back to ring); bucket_size given under sharding fsdp (FSDP reduce-scatters each unit's gradients as one; the buckets are none, zero1 and zero2's; not under the layout search when its space tries another sharding), overlap.tp true at tp 1 (no TP collectives; not under the layout search when its space tries tp > 1); sharding zero1, zero2 or fsdp with dp × cp 1 (and no expert-data-parallel ranks; not under the layout search; with an offload, which the sharding carries, only DeepSpeed ZeRO-3's warns: its per-microbatch host copies are priced beside the FSDP collectives, of which one rank has none); memory.activation_bytes_per_token_per_layer under recompute selective, full or op (it replaces what the recompute keeps); training.optimizer_implementation foreach under an offload (the host's CPU-Adam steps the states); cluster.oversubscription above 1 where no traffic crosses a leaf switch (cluster.nodes_per_leaf 0, every node under one leaf, or at least num_nodes); under framework megatron, sharding zero2 and training.compile, which Megatron-LM does not run, and under torchtitan, sharding zero1 and zero2, which torchtitan does not run, are priced as given, with a warning",
+	{{"a key given a value other than its default that the layout does not read draws a warning, not an error (a sweep over the key that reads it keeps it): reshard_after_forward, fsdp_unit and overlap.fsdp_prefetch without sharding fsdp, overlap.fsdp_prefetch false or reshard_after_forward true with fsdp_unit model (the root, never resharded), cp_comm_type at cp 1 (neither under the layout search when its space tries fsdp or cp > 1), collective.algorithm nvls without cluster.nvls (not under --experiment collectives, whose sweep says it takes auto's choice), and nvls, pat or hierarchical with a collective.protocols that leaves out simple (every collective falls back to ring); bucket_size given under sharding fsdp (FSDP reduce-scatters each unit's gradients as one; the buckets are none, zero1 and zero2's; not under the layout search when its space tries another sharding), overlap.tp true at tp 1 (no TP collectives; not under the layout search when its space tries tp > 1); sharding zero1, zero2 or fsdp with dp × cp 1 (and no expert-data-parallel ranks; not under the layout search; with an offload, which the sharding carries, only DeepSpeed ZeRO-3's warns: its per-microbatch host copies are priced beside the FSDP collectives, of which one rank has none); memory.activation_bytes_per_token_per_layer under recompute selective, full or op (it replaces what the recompute keeps); training.optimizer_implementation foreach under an offload (the host's CPU-Adam steps the states); cluster.oversubscription above 1 where no traffic crosses a leaf switch (cluster.nodes_per_leaf 0, every node under one leaf, or at least num_nodes); under framework megatron, sharding zero2 and training.compile, which Megatron-LM does not run, and under torchtitan, sharding zero1 and zero2, which torchtitan does not run, are priced as given, with a warning",
 	  KEYS("parallel.reshard_after_forward", "parallel.fsdp_unit", "overlap.fsdp_prefetch", "parallel.sharding",
 	       "parallel.cp_comm_type", "parallel.cp", "collective.algorithm", "cluster.nvls", "collective.protocols", "cluster.gpu",
 	       "training.framework", "training.compile", "parallel.dp", "memory.activation_bytes_per_token_per_layer",
@@ -3325,11 +3335,12 @@ static const struct rule rules[] = {
 	 rule_schedule_microbatches},
 	/* last: a config with errors draws no warning that a key has no
 	 * effect (rule_one_experiment_keys reads l->errors) */
-	{{"a key one experiment reads alone, given by --set to a run of another, warns (a config file's sections for other experiments draw nothing): search.* (the layout search), whatif.* and training.jitter (whatif), loss.* (loss), checkpoint.async, storage_bandwidth, staging_bandwidth, step and restore.* (checkpoint: its format and gather the memory ledger reads too), collective.op, dtype, min_bytes and step_factor (collectives) and collective.max_bytes (collectives and whatif)",
+	{{"a key one experiment reads alone, given by --set to a run of another, warns (a config file's sections for other experiments draw nothing): search.* (the layout search), whatif.* and training.jitter (whatif), loss.* (loss), checkpoint.async, storage_bandwidth, staging_bandwidth, step and restore.* (checkpoint: its format and gather the memory ledger reads too), collective.op, dtype, min_bytes and step_factor (collectives), collective.max_bytes (collectives and whatif) and collective.message_size and link (the ring lab: systems and ring)",
 	  KEYS("search.top", "search.headroom", "search.objective", "search.tp_across_nodes", "whatif.slow_network.factor",
 	       "training.jitter", "loss.token_loss", "loss.tokens.mode", "checkpoint.async", "checkpoint.storage_bandwidth",
 	       "checkpoint.staging_bandwidth", "checkpoint.step", "checkpoint.restore.tp", "collective.op", "collective.dtype",
-	       "collective.min_bytes", "collective.step_factor", "collective.max_bytes")},
+	       "collective.min_bytes", "collective.step_factor", "collective.max_bytes", "collective.message_size",
+	       "collective.link")},
 	 rule_one_experiment_keys},
 	{{"bf16_first_layers and bf16_last_layers act under compute fp8 (else they have no effect and warn), not with fp8_recipe delayed (Megatron-Core refuses it: megatron/core/transformer/transformer_config.py:1529-1530 at d98e8a64), together at most model.num_layers, with pp > 1 each at most the layers of the model's first (last) chunk, stage 0's chunk 0 (stage pp - 1's chunk v - 1; under dualpipev rank 0's two chunks of L / (2 pp)), since the step prices one stage for all the middle ones, and under framework megatron each at most num_layers / pp (integer division; transformer_config.py:1533-1552)",
 	  KEYS("precision.bf16_first_layers", "precision.bf16_last_layers", "precision.compute", "precision.fp8_recipe",
