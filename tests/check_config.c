@@ -1344,7 +1344,7 @@ START_TEST(test_params_differing_from_the_shape_warn)
 	/* and is the shape's: placed and counted by its terms (a trial's
 	 * shape's own count had moved 348 report fields) */
 	ck_assert(!cfg.model.params_explicit);
-	ck_assert_uint_eq(cfg.model.params, 0);
+	ck_assert_uint_eq(cfg.model.params, 6738415616);
 	dc_diag_release(&d);
 	free(buf);
 }
@@ -1383,6 +1383,35 @@ START_TEST(test_missing_after_the_preset_is_removed_blames_the_command_line)
 				  "custom left no preset to give it)") != NULL, "%s", got);
 	ck_assert_msg(strstr(got, "t.json") == NULL, "%s", got);
 	dc_diag_release(&d);
+	{
+		/* an --unset that removed no preset blames nothing: the file
+		 * named none and misses the key itself (a review) */
+		static const char nosys[] =
+			"{\"model\": {\"num_layers\": 2, \"hidden_size\": 256, \"num_attention_heads\": 4,"
+			" \"vocab_size\": 1000, \"seq_length\": 128},"
+			" \"cluster\": {\"num_nodes\": 1, \"gpu\": \"h100-sxm5-80gb\","
+			" \"intra_node\": {\"bandwidth\": \"300 GB/s\", \"latency\": \"5 us\"},"
+			" \"inter_node\": {\"bandwidth\": \"200 Gb/s\", \"latency\": \"10 us\"}},"
+			" \"parallel\": {\"tp\": 1, \"pp\": 1}, \"training\": {\"micro_batch_size\": 1}}";
+		struct dc_override two[] = {{"cluster.system=custom", 0}, {"cluster.gpu", 1}};
+		dc_diag_init(&d);
+		ck_assert_int_ne(dc_config_load_buffer(nosys, strlen(nosys), "t.json", &un, 1, &cfg, &d), 0);
+		joined(&d, got, sizeof(got));
+		ck_assert_msg(strstr(got, "t.json: error: 'cluster.gpus_per_node': required key is missing\n") != NULL ||
+				      strstr(got, "t.json: error: 'cluster.gpus_per_node': required key is missing") != NULL,
+			      "%s", got);
+		ck_assert_msg(strstr(got, "left no preset") == NULL, "%s", got);
+		dc_diag_release(&d);
+		/* the GPU preset's key blames the --unset of cluster.gpu, not
+		 * the --set of a system the file never named */
+		dc_diag_init(&d);
+		ck_assert_int_ne(dc_config_load_buffer(nosys, strlen(nosys), "t.json", two, 2, &cfg, &d), 0);
+		joined(&d, got, sizeof(got));
+		ck_assert_msg(strstr(got, "--unset: error: 'cluster.gpu_memory': required key is missing (the --unset of "
+					  "cluster.gpu left no preset to give it)") != NULL, "%s", got);
+		ck_assert_msg(strstr(got, "--set cluster.system custom") == NULL, "%s", got);
+		dc_diag_release(&d);
+	}
 }
 END_TEST
 
@@ -1580,13 +1609,13 @@ START_TEST(test_gpu_presets)
 		/* a refused count the system would fill: its error alone */
 		expect_error(sys, (const char *const[]){"cluster.system=dgx-h100", "cluster.gpus_per_node=eight"}, 2,
 			     DC_ERR_CONFIG, "--set: error: 'cluster.gpus_per_node': expected an integer, got the string \"eight\"");
-		/* no system and no GPU preset: still missing, the --set that
-		 * took the preset away blamed (t.json before stop 67) */
+		/* no system and no GPU preset: still missing, and the file's
+		 * (the --set took no preset away: the file named none) */
 		expect_error(sys, (const char *const[]){"cluster.system=custom"}, 1, DC_ERR_CONFIG,
-			     "--set: error: 'cluster.gpus_per_node': required key is missing (--set cluster.system custom left no preset to give it)\n"
-			     "--set: error: 'cluster.gpu_memory': required key is missing (--set cluster.system custom left no preset to give it)\n"
-			     "--set: error: 'cluster.intra_node': required key is missing (--set cluster.system custom left no preset to give it)\n"
-			     "--set: error: 'cluster.inter_node': required key is missing (--set cluster.system custom left no preset to give it)");
+			     "t.json: error: 'cluster.gpus_per_node': required key is missing\n"
+			     "t.json: error: 'cluster.gpu_memory': required key is missing\n"
+			     "t.json: error: 'cluster.intra_node': required key is missing\n"
+			     "t.json: error: 'cluster.inter_node': required key is missing");
 	}
 	/* an enum's short word: one edit is a slip ("ful"); two are not ("no"
 	 * is 2 from "op" as from "none"), so "no" gets the choice it begins */

@@ -2144,8 +2144,8 @@ START_TEST(test_uneven_interleaved_deep_extends)
 	 * (inter_prefix): stage 0's warm-up 2 x 63 + 7 x 64 = 574 plus
 	 * 4 x 512 + 64 steady pairs, 2,686 pairs over v 8, 336 microbatches,
 	 * rounded up to a multiple of 64: 384 (196,608 chunks); (512 - 384) /
-	 * 64 = 2 periods; its max-plus state 3 pp - 1 ends and the constant,
-	 * 192. Until stop 67 the step kept every form after the cut, 379 MB by
+	 * 64 = 2 periods; its max-plus state 3 pp - 2 ends and the constant,
+	 * 191. Until stop 67 the step kept every form after the cut, 379 MB by
 	 * inter_prefix's estimate, above the 256 MiB it allowed, and refused
 	 * this layout past 2 x 2^18 chunks (tests/cli/cases/
 	 * bound_uneven_interleaved_deep); the forms in flight alone are kept

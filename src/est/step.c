@@ -5338,11 +5338,11 @@ static int form_take(struct form_pool *fp, uint64_t *slot)
 		uint64_t *fs;
 		if ((double)cap * (double)fp->d * (double)sizeof(double) > (double)INTER_MAX_FORM_BYTES)
 			return -2;
-		rows = realloc(fp->rows, (size_t)(cap * fp->d) * sizeof(double));
+		rows = dc_realloc(fp->rows, (size_t)(cap * fp->d) * sizeof(double));
 		if (!rows)
 			return -1;
 		fp->rows = rows;
-		fs = realloc(fp->free_slots, (size_t)cap * sizeof(uint64_t));
+		fs = dc_realloc(fp->free_slots, (size_t)cap * sizeof(uint64_t));
 		if (!fs)
 			return -1;
 		fp->free_slots = fs;

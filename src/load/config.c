@@ -757,6 +757,15 @@ static void auto_seq_length(struct loader *l)
  * the Hugging Face config, presets, the layout, the topology file, the
  * rules, where each value came from. `root` is the parsed text (changed by
  * --set; freed here); `l` holds the name, the diag and the options. */
+/* Whether `root` names a cluster preset at cluster.KEY: a string other
+ * than `none_value` (a refused name counts: it was meant as one) */
+static int preset_named(const cJSON *root, const char *key, const char *none_value)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(root, "cluster");
+	const cJSON *v = cJSON_IsObject(c) ? cJSON_GetObjectItemCaseSensitive(c, key) : NULL;
+	return cJSON_IsString(v) && v->valuestring && strcmp(v->valuestring, none_value) != 0;
+}
+
 static int load_root(struct loader *l, cJSON *root, const char *name)
 {
 	struct dc_diag *diag = l->diag;
@@ -773,6 +782,9 @@ static int load_root(struct loader *l, cJSON *root, const char *name)
 	}
 	for (i = 0; i < noverrides; i++) {
 		const struct dc_override *ov = &opts->overrides[i];
+		/* a preset the file or an earlier --set named, which this
+		 * override may take away (preset_removed) */
+		int had = preset_named(root, "system", "custom") | preset_named(root, "gpu", "none") << 1;
 		failed_before = dc_alloc_failures();
 		int ki = ov->unset ? dc_cfg_apply_unset(l, root, ov->text) : dc_cfg_apply_override(l, root, ov->text);
 		if (ki == -2 || dc_alloc_failures() != failed_before)
@@ -780,6 +792,11 @@ static int load_root(struct loader *l, cJSON *root, const char *name)
 		if (ki >= 0) {
 			l->from_set[ki] = !ov->unset;
 			l->unset[ki] = ov->unset;
+			if (ki == KEY_CLUSTER_SYSTEM || ki == KEY_CLUSTER_GPU) {
+				int bit = ki == KEY_CLUSTER_SYSTEM ? 1 : 2;
+				int now = preset_named(root, bit == 1 ? "system" : "gpu", bit == 1 ? "custom" : "none");
+				l->preset_removed[ki] = (had & bit) && !now;
+			}
 		}
 	}
 	/* a --set that is not PATH=VALUE is a usage error and ends the load;

@@ -82,6 +82,9 @@ struct loader {
 	int seen[NKEYS];       /* key present (file or --set) */
 	int from_set[NKEYS];   /* last value came from --set */
 	int unset[NKEYS];      /* removed by --unset (and not set again after) */
+	int preset_removed[NKEYS]; /* cluster.system or .gpu: the last --set or
+				    * --unset of it took away a preset the file
+				    * or an earlier --set named */
 	unsigned char filled[NKEYS]; /* enum dc_origin of a value a preset or
 				      * the topology file filled; 0: none */
 	int suggested[NKEYS];  /* an unknown key's suggestion: its "missing" would repeat it */

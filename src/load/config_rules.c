@@ -3527,18 +3527,20 @@ void dc_cfg_apply_system(struct loader *l)
 			 pk, pn, 1, "param/s");
 }
 
-/* The preset key (cluster.system, else cluster.gpu) whose --unset or
- * --set left key i required, or -1: i is required only for want of a
- * preset, and the command line removed or changed it. */
+/* The preset key whose --unset or --set left key i required, or -1: i
+ * is required only for want of a preset, and the command line took away
+ * one the file or an earlier --set named (l->preset_removed): for a key
+ * a GPU preset gives, cluster.gpu's first, else cluster.system's */
 static int preset_dropped(const struct loader *l, size_t i)
 {
 	enum dc_config_need need = dc_cfg_keys[i].info.need;
-	if (need != DC_KEY_REQUIRED_UNLESS_SYSTEM && need != DC_KEY_REQUIRED_UNLESS_GPU)
-		return -1;
-	if (l->unset[KEY_CLUSTER_SYSTEM] || l->from_set[KEY_CLUSTER_SYSTEM])
-		return KEY_CLUSTER_SYSTEM;
-	if (need == DC_KEY_REQUIRED_UNLESS_GPU && (l->unset[KEY_CLUSTER_GPU] || l->from_set[KEY_CLUSTER_GPU]))
+	int gpu_gone = (l->unset[KEY_CLUSTER_GPU] || l->from_set[KEY_CLUSTER_GPU]) && l->preset_removed[KEY_CLUSTER_GPU];
+	int sys_gone = (l->unset[KEY_CLUSTER_SYSTEM] || l->from_set[KEY_CLUSTER_SYSTEM]) &&
+		       l->preset_removed[KEY_CLUSTER_SYSTEM];
+	if (need == DC_KEY_REQUIRED_UNLESS_GPU && gpu_gone)
 		return KEY_CLUSTER_GPU;
+	if ((need == DC_KEY_REQUIRED_UNLESS_GPU || need == DC_KEY_REQUIRED_UNLESS_SYSTEM) && sys_gone)
+		return KEY_CLUSTER_SYSTEM;
 	return -1;
 }
 
@@ -3567,10 +3569,13 @@ void dc_cfg_check_missing(struct loader *l)
 				/* required because the command line took away the
 				 * preset that gives it: blamed there (a trial's
 				 * --unset cluster.system blamed the file) */
-				dc_cfg_errorf(l, pk, "'%s': required key is missing (%s %s left no preset to give it)",
-					      dc_cfg_keys[i].info.path, l->unset[pk] ? "the --unset of" : "--set",
-					      pk == KEY_CLUSTER_SYSTEM ? (l->unset[pk] ? "cluster.system" : "cluster.system custom")
-								       : (l->unset[pk] ? "cluster.gpu" : "cluster.gpu none"));
+				/* (a --set of cluster.gpu names a GPU: only its
+				 * --unset takes one away) */
+				dc_cfg_errorf(l, pk, "'%s': required key is missing (%s left no preset to give it)",
+					      dc_cfg_keys[i].info.path,
+					      pk == KEY_CLUSTER_GPU       ? "the --unset of cluster.gpu"
+					      : l->unset[pk]              ? "the --unset of cluster.system"
+									  : "--set cluster.system custom");
 			else if (hf_named(l) && strcmp(dc_cfg_keys[i].info.path, "model.seq_length") == 0)
 				dc_cfg_errorf(l, -1, "'%s': required key is missing; a Hugging Face config gives no training sequence length (max_position_embeddings is the longest context)",
 				       dc_cfg_keys[i].info.path);
@@ -3669,14 +3674,18 @@ void dc_cfg_cross_check(struct loader *l)
 		shape_params = t.total;
 		if (m->params_explicit && m->params == shape_params) {
 			/* the shape's own count (a model card's figure, say):
-			 * the shape's report, placed and counted by its terms */
+			 * the shape's report, placed and counted by its terms
+			 * (the value kept, as given: the report's key list
+			 * shows it; every reader goes by params_explicit) */
 			m->params_explicit = 0;
-			m->params = 0;
 		} else if (m->params_explicit && m->num_experts > 0) {
 			/* a count apart from the shape has no terms to place:
 			 * every parameter dense, none split over ep, all of them
 			 * active in 6N (a trial's Mixtral read MFU 1.58) */
-			dc_cfg_errorf(l, KEY_MODEL_PARAMS,
+			/* blamed where the command line made it so: its
+			 * count, or the experts it gave the shape */
+			static const int moe_keys[] = {KEY_MODEL_PARAMS, KEY_MODEL_NUM_EXPERTS};
+			dc_cfg_errorf(l, dc_cfg_blame(l, KEY_MODEL_PARAMS, moe_keys, 2),
 				      "'model.params': %llu differs from the shape's %llu, and a model with routed "
 				      "experts (model.num_experts %llu) cannot take a count apart from its shape: it "
 				      "would hold every parameter as dense (no expert split over parallel.ep) and count "
