@@ -8,6 +8,7 @@
  * DC_PROPERTY_COUNT (default 3000) change the generated configs.
  */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -769,6 +770,42 @@ START_TEST(test_explicit_params)
 }
 END_TEST
 
+START_TEST(test_leaf_crossing_group_priced)
+{
+	/* Each strategy prices its slowest group: one that crosses a leaf
+	 * switch behind an oversubscribed spine is slower than group 0 that
+	 * does not (a trial: pp 2 on 24 nodes of 16-node leaves kept DP and
+	 * PP at the NIC rate). 6 nodes of 1 GPU, 4 under a leaf, 2:1; tp 1,
+	 * dp 3, pp 2 (order tp-dp-pp: dp stride 1, pp stride 3). By hand:
+	 * stage 0's DP group is ranks 0-2 (leaf 0), stage 1's ranks 3-5
+	 * (nodes 3 | 4, 5: two leaves), so DP is priced on 3-5 at 50 / 2 =
+	 * 25 GB/s; the PP pairs (0, 3), (1, 4), (2, 5): 0 -> 3 stays under
+	 * leaf 0, 1 -> 4 crosses, 25 GB/s. Without the spine's
+	 * oversubscription both keep 50 GB/s. */
+	struct dc_config c;
+	struct dc_plan p;
+	static const char *const cfg =
+		"{\"model\": {\"num_layers\": 4, \"hidden_size\": 256, \"num_attention_heads\": 4,"
+		" \"vocab_size\": 1000, \"seq_length\": 128},"
+		" \"cluster\": {\"num_nodes\": 6, \"gpus_per_node\": 1, \"gpu_memory\": \"32 GiB\","
+		" \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"50 GB/s\"},"
+		" \"nodes_per_leaf\": 4, \"oversubscription\": %s},"
+		" \"parallel\": {\"tp\": 1, \"dp\": 3, \"pp\": 2, \"order\": \"tp-dp-pp\"},"
+		" \"training\": {\"micro_batch_size\": 1, \"grad_accum_steps\": 2}}";
+	fixture_json(&c, cfg, "2");
+	fixture_plan(&c, &p);
+	ck_assert_int_eq(p.group[DC_AXIS_DP].net.cross_leaf, 1);
+	ck_assert_uint_eq(p.group[DC_AXIS_DP].net.ranks, 3);
+	ck_assert(fabs(dc_net_node_bw(&p.net, &p.group[DC_AXIS_DP].net) - 25e9) < 1e-3);
+	ck_assert_int_eq(p.group[DC_GROUP_PP_PAIR].net.cross_leaf, 1);
+	ck_assert(fabs(dc_net_node_bw(&p.net, &p.group[DC_GROUP_PP_PAIR].net) - 25e9) < 1e-3);
+	fixture_json(&c, cfg, "1");
+	fixture_plan(&c, &p);
+	ck_assert(fabs(dc_net_node_bw(&p.net, &p.group[DC_AXIS_DP].net) - 50e9) < 1e-3);
+	ck_assert(fabs(dc_net_node_bw(&p.net, &p.group[DC_GROUP_PP_PAIR].net) - 50e9) < 1e-3);
+}
+END_TEST
+
 /* The loop dc_plan_stage_dense_layers replaces: chunks stage + k pp. */
 static uint64_t dense_loop(uint64_t L, uint64_t pp, uint64_t v, uint64_t limit, uint64_t stage)
 {
@@ -1463,6 +1500,7 @@ int main(void)
 	tcase_add_test(tc, test_context_parallel_layout);
 	tcase_add_test(tc, test_two_axis_groups);
 	tcase_add_test(tc, test_explicit_params);
+	tcase_add_test(tc, test_leaf_crossing_group_priced);
 	tcase_add_test(tc, test_dense_layers_closed_form);
 	tcase_add_test(tc, test_moe_interval_brute_force);
 	tcase_add_test(tc, test_moe_interval_rules);

@@ -466,13 +466,45 @@ static enum dc_link_choice family_link(const struct dc_topology *t, uint64_t str
 	return dc_group_link(t, &g);
 }
 
+/* The first rank of a group of `size` ranks `stride` apart whose nodes sit
+ * under two leaf switches, or UINT64_MAX (no leaves, no oversubscription,
+ * or none crosses). The family's groups are f + j stride within blocks of
+ * stride x size ranks, f = block start + r, r < stride, so a group never
+ * leaves its block: a leaf boundary on a block's edge is crossed by none,
+ * and one inside a block, x ranks into it, by the group of r = max(0, x -
+ * (size - 1) stride) (its first rank below the boundary, its last at or
+ * past it). Leaf boundaries are multiples of L = nodes_per_leaf x
+ * gpus_per_node ranks: where L is a multiple of the block every one is on
+ * an edge, else the first, L, is inside one. */
+static uint64_t leaf_crossing_first(const struct dc_plan *p, uint64_t stride, uint64_t size)
+{
+	uint64_t gpn = p->net.gpus_per_node ? p->net.gpus_per_node : 1, leaf, block, x;
+	if (!p->net.nodes_per_leaf || !(p->net.oversubscription > 1) || size < 2 || !stride ||
+	    dc_mul_u64(p->net.nodes_per_leaf, gpn, &leaf) || dc_mul_u64(stride, size, &block) || leaf >= p->world ||
+	    leaf % block == 0)
+		return UINT64_MAX;
+	x = leaf % block;
+	return leaf - x + (x > (size - 1) * stride ? x - (size - 1) * stride : 0);
+}
+
 /* The network shape of the family's slowest group, with its neighbours
- * on the wire (dc_net_group_progression). */
+ * on the wire (dc_net_group_progression): the first that spans domains,
+ * else group 0, and where a group of the family crosses a leaf switch
+ * behind an oversubscribed spine, that one if its node bandwidth is the
+ * lower (a trial's pp 2 on 24 nodes of 16-node leaves priced stage 1's DP
+ * groups, which cross, at group 0's full rate) */
 static void family_net(const struct dc_plan *p, uint64_t stride, uint64_t size, struct dc_net_group *out)
 {
 	struct dc_group g;
+	uint64_t f;
 	family_group(&p->topo, stride, size, &g);
 	dc_net_group_progression(&p->net, g.first, g.stride ? g.stride : 1, size, out);
+	if (!out->cross_leaf && (f = leaf_crossing_first(p, stride, size)) != UINT64_MAX) {
+		struct dc_net_group c;
+		dc_net_group_progression(&p->net, f, stride, size, &c);
+		if (c.cross_leaf && c.nodes > 1 && dc_net_node_bw(&p->net, &c) < dc_net_node_bw(&p->net, out))
+			*out = c;
+	}
 }
 
 #ifdef DISTCALC_VERIFY_MEMOS
@@ -744,6 +776,35 @@ static void pp_hops_copy(struct dc_plan *p, const struct dc_plan *base)
 	p->pp_pair_in = base->pp_pair_in;
 }
 
+/* The pair of neighbouring stages priced for sends between domains: where
+ * one such pair crosses a leaf switch behind an oversubscribed spine and
+ * the priced one does not, the crossing one, if slower (every boundary
+ * between domains is priced alike, at its slowest; a trial's pp 3 on 48
+ * nodes of 32-node leaves priced stage 0 -> 1, inside leaf 0, for the
+ * stage 1 -> 2 sends that cross). A pair (x, x + spp) crosses the first
+ * leaf boundary B when B - spp <= x < B; of those, x = max(0, B - spp) or B - 1,
+ * whichever is not the last stage (its next rank starts another pipeline;
+ * the stage changes at most once between them). */
+static void pp_leaf_pair(struct dc_plan *p, uint64_t spp)
+{
+	struct dc_net_group *pair = &p->group[DC_GROUP_PP_PAIR].net, c;
+	uint64_t gpn = p->net.gpus_per_node ? p->net.gpus_per_node : 1, pp = p->topo.degree[DC_AXIS_PP];
+	uint64_t nics = p->net.nics_per_node ? p->net.nics_per_node : 1, flows = spp < gpn ? spp : gpn, leaf, x;
+	if (pp < 2 || pair->cross_leaf || !p->net.nodes_per_leaf || !(p->net.oversubscription > 1) ||
+	    dc_mul_u64(p->net.nodes_per_leaf, gpn, &leaf) || leaf >= p->world)
+		return;
+	x = leaf > spp ? leaf - spp : 0;
+	if ((x / spp) % pp == pp - 1)
+		x = leaf - 1;
+	if ((x / spp) % pp == pp - 1 || x + spp >= p->world)
+		return;
+	dc_net_group_progression(&p->net, x, spp, 2, &c);
+	if (c.nodes > 1 && nics < gpn) /* as derive_net's pair: the boundary stage's sends */
+		c.concurrent = (flows + nics - 1) / nics;
+	if (c.cross_leaf && c.nodes > 1 && dc_net_node_bw(&p->net, &c) < dc_net_node_bw(&p->net, pair))
+		*pair = c;
+}
+
 static void derive_net(const struct dc_config *in, const struct dc_plan *base, struct dc_plan *p)
 {
 	uint64_t s = p->topo.stride[DC_AXIS_DP], spp = p->topo.stride[DC_AXIS_PP], first = 0;
@@ -813,6 +874,7 @@ static void derive_net(const struct dc_config *in, const struct dc_plan *base, s
 			g->concurrent = (flows + nics - 1) / nics;
 	}
 	p->pp_pair_in = p->group[DC_GROUP_PP_PAIR].net;
+	pp_leaf_pair(p, spp);
 	{
 		/* DualPipe's mirror pair: the priced group's stages 0 and pp -
 		 * 1 (without a pipeline a neighbouring pair's shape, unread) */
