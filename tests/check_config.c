@@ -126,6 +126,12 @@ START_TEST(test_tiny_override_text)
 		{"cluster.intra_node.latency=1.23456e-11", "'cluster.intra_node.latency': 0.0000123456 us from --set"},
 		{"cluster.intra_node.latency=1e-26", "'cluster.intra_node.latency': 0.00000000000000000001 us from --set"},
 		{"cluster.intra_node.latency=1e-40", "'cluster.intra_node.latency': 1e-34 us from --set"},
+		/* values %g writes alike get the digits that tell them apart:
+		 * 400.0000001 Gb/s / 8 = 50.0000000125 GB/s, "50" to 9 digits,
+		 * "50.00000001" at 10 (a trial read "50 GB/s ... overrides 50
+		 * GB/s") */
+		{"cluster.inter_node.bandwidth=400.0000001 Gb/s",
+		 "'cluster.inter_node.bandwidth': 50.00000001 GB/s from --set overrides 50 GB/s that cluster.system"},
 	};
 	char got[4096];
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

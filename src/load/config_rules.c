@@ -764,13 +764,17 @@ static int rule_ep(struct loader *l)
 		dc_cfg_errorf(l, KEY_PARALLEL_ORDER, "%s, got \"%s\" with pp %llu", why, p->order_text,
 		       (unsigned long long)p->pp);
 	else {
-		char d[160], hint[96] = "";
+		char d[160], hint[160] = "";
 		uint64_t ranks = p->tp * p->dp * cp, etp_used = lay.etp ? lay.etp : p->tp;
 		/* experts whole on each rank (etp 1, DeepSeek-V3's recipes)
 		 * when ep alone divides the stage's ranks: say so (a trial's
 		 * tp 2 broke a config whose etp followed tp) */
 		if (etp_used > 1 && ranks % ep == 0)
-			snprintf(hint, sizeof(hint), "; --set parallel.etp=1 (each expert whole on its rank) would fit");
+			/* with the sequence parallelism etp 1 then needs at tp
+			 * > 1 (the rule below; a trial took the hint and met
+			 * that error next) */
+			snprintf(hint, sizeof(hint), "; --set parallel.etp=1%s (each expert whole on its rank) would fit",
+				 p->tp > 1 && !p->sequence_parallel ? " --set parallel.sequence_parallel=true" : "");
 		/* a --set of etp alone broke it: name that --set */
 		dc_cfg_errorf(l, l->from_set[k_etp] && !l->from_set[k_ep] ? k_etp : blame_dp(l, k_ep),
 		       "'parallel.ep': ep x etp (%llu x %llu) must divide tp x dp x cp (%llu x %llu x %llu), the ranks of a stage that the expert layers regroup (Megatron-Core's MoE parallel folding)%s%s",
@@ -2325,6 +2329,13 @@ static void fill_f64(struct loader *l, enum key_id k, double *f, double v, enum 
 	} else if (*f != v) {
 		preset_value_text(a, sizeof(a), *f, scale, unit);
 		preset_value_text(b, sizeof(b), v, scale, unit);
+		/* values %g rounds alike (a trial's 400.0000001 Gb/s read "50
+		 * GB/s ... overrides 50 GB/s"): as many digits as tell them
+		 * apart */
+		for (int prec = 7; prec <= 17 && strcmp(a, b) == 0; prec++) {
+			snprintf(a, sizeof(a), "%.*g%s%s", prec, *f / scale, *unit ? " " : "", unit);
+			snprintf(b, sizeof(b), "%.*g%s%s", prec, v / scale, *unit ? " " : "", unit);
+		}
 		preset_loses(l, k, pk, pn, a, b);
 	}
 }
