@@ -896,7 +896,7 @@ START_TEST(test_missing_file_and_ep)
 		struct dc_load_opts o = {ov, 2, DC_SOURCE_DIR "/configs/models/mixtral-8x7b-v0.1.json", 0};
 		ck_assert_int_eq(load("\"seq_length\": 8", &o, &cfg, &d), -1);
 		joined(&d, got, sizeof(got));
-		ck_assert_str_eq(got, "--set: error: 'parallel.ep': ep x etp (8 x 2) must divide tp x dp x cp (2 x 4 x 1), the ranks of a stage that the expert layers regroup (Megatron-Core's MoE parallel folding); parallel.dp 4 is derived: num_nodes x gpus_per_node (8) / (tp x cp x pp) (2); --set parallel.etp=1 (each expert whole on its rank) would fit");
+		ck_assert_str_eq(got, "--set: error: 'parallel.ep': ep x etp (8 x 2) must divide tp x dp x cp (2 x 4 x 1), the ranks of a stage that the expert layers regroup (Megatron-Core's MoE parallel folding); parallel.dp 4 is derived: num_nodes x gpus_per_node (8) / (tp x cp x pp) (2); --set parallel.etp=1 --set parallel.sequence_parallel=true (each expert whole on its rank) would fit");
 		dc_diag_release(&d);
 	}
 }

@@ -726,6 +726,25 @@ START_TEST(test_selene_dp_bucket_one_gpu_per_node)
 }
 END_TEST
 
+START_TEST(test_default_channels_shown)
+{
+	/* the channels the model runs where cluster.nccl_channels is left
+	 * out, as the cluster section shows them: 2 x NICs in [2, 32]; by
+	 * hand, 1 NIC 2, 4 NICs 8, none given on 8 GPUs a node 16, 32 NICs
+	 * (aws-p5) 32, not 64 */
+	struct dc_config c;
+	fixture_json(&c, "{" MODEL ", \"cluster\": {\"num_nodes\": 2, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
+			 " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"50 GB/s\"}}}");
+	ck_assert_uint_eq(dc_net_default_channels(&c), 16);
+	c.cluster.nics_per_node = 1;
+	ck_assert_uint_eq(dc_net_default_channels(&c), 2);
+	c.cluster.nics_per_node = 4;
+	ck_assert_uint_eq(dc_net_default_channels(&c), 8);
+	c.cluster.nics_per_node = 32;
+	ck_assert_uint_eq(dc_net_default_channels(&c), 32);
+}
+END_TEST
+
 START_TEST(test_oversubscribed_spine)
 {
 	/* 4 nodes, 2 under each leaf, 2:1 oversubscribed: a group on nodes 0
@@ -1391,6 +1410,7 @@ static Suite *net_suite(void)
 	tcase_add_test(tc, test_contention_halves_a_shared_nic);
 	tcase_add_test(tc, test_default_config_dp_follows_its_nics);
 	tcase_add_test(tc, test_selene_dp_bucket_one_gpu_per_node);
+	tcase_add_test(tc, test_default_channels_shown);
 	tcase_add_test(tc, test_oversubscribed_spine);
 	tcase_add_test(tc, test_rails);
 	tcase_add_test(tc, test_busbw_factors);

@@ -119,6 +119,12 @@ double dc_net_ramp_factor(const double knots[DC_NET_RAMP_KNOTS], uint64_t bytes)
  * "Fabrics"), seconds. */
 double dc_net_fabric_latency(enum dc_network network);
 
+/* The NCCL channels the network model runs where cluster.nccl_channels is
+ * left out: 2 x the node's NICs (gpus_per_node where nics_per_node is
+ * not given), at least 2, at most 32 (docs/network-model.md, "The default
+ * channel count"); the cluster section shows it */
+uint64_t dc_net_default_channels(const struct dc_config *cfg);
+
 /* The knot of a message of `bytes` (log2(bytes / 64), clamped to the
  * table), or -1 below 64 B. */
 int dc_net_size_knot(uint64_t bytes);

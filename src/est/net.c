@@ -1309,6 +1309,12 @@ static uint64_t default_channels(uint64_t nics)
 	return c < 2 ? 2 : c > 32 ? 32 : c;
 }
 
+uint64_t dc_net_default_channels(const struct dc_config *cfg)
+{
+	const struct dc_cluster *c = &cfg->cluster;
+	return default_channels(c->nics_per_node ? c->nics_per_node : c->gpus_per_node);
+}
+
 /* cluster.network: the plugin's latency NCCL adds per network hop
  * (graph->latencyInter, tuning.cc v2.26.2 L302-304) and the CPU's post of
  * one network step (getNetOverhead, L190-195). docs/network-model.md,

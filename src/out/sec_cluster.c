@@ -104,7 +104,12 @@ void dc_key_list_row(const struct dc_key_list *l, uint64_t i, struct dc_key_row 
 		return;
 	}
 	n = strlen(r->json);
-	if (not_derived_here(r->cfg, r->key, k, r->json, n))
+	if (not_derived_here(r->cfg, r->key, k, r->json, n) && strcmp(r->path, "cluster.nccl_channels") == 0)
+		/* known from the cluster already: the count the network
+		 * model runs (a trial found it shown nowhere) */
+		r->json_len = (size_t)snprintf(r->json, sizeof(r->json), "%llu",
+					       (unsigned long long)dc_net_default_channels(r->cfg));
+	else if (not_derived_here(r->cfg, r->key, k, r->json, n))
 		r->derived = 1;
 	else if (n && n + 1 < sizeof(r->json)) /* a longer text (a file path) is made again at full length */
 		r->json_len = n;
