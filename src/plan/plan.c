@@ -466,45 +466,84 @@ static enum dc_link_choice family_link(const struct dc_topology *t, uint64_t str
 	return dc_group_link(t, &g);
 }
 
-/* The first rank of a group of `size` ranks `stride` apart whose nodes sit
- * under two leaf switches, or UINT64_MAX (no leaves, no oversubscription,
- * or none crosses). The family's groups are f + j stride within blocks of
- * stride x size ranks, f = block start + r, r < stride, so a group never
- * leaves its block: a leaf boundary on a block's edge is crossed by none,
- * and one inside a block, x ranks into it, by the group of r = max(0, x -
- * (size - 1) stride) (its first rank below the boundary, its last at or
- * past it). Leaf boundaries are multiples of L = nodes_per_leaf x
- * gpus_per_node ranks: where L is a multiple of the block every one is on
- * an edge, else the first, L, is inside one. */
-static uint64_t leaf_crossing_first(const struct dc_plan *p, uint64_t stride, uint64_t size)
+/* Leaf boundaries the crossing groups are looked for at (family_net,
+ * pp_leaf_pair): every one within a period of the layout's shapes, at
+ * most this many */
+#define LEAF_WALK_MAX 1024
+
+/* The leaf boundaries to walk: k L, k = 1 .. the result, L = nodes_per_leaf
+ * x gpus_per_node ranks (*leaf), those below the world and within one
+ * period lcm(L, block, domain) of the shapes a group takes (its position
+ * against nodes, NVLink domains, NICs and leaves repeats with it), at most
+ * LEAF_WALK_MAX; 0 without leaves behind an oversubscribed spine. */
+static uint64_t leaf_walk(const struct dc_plan *p, uint64_t block, uint64_t *leaf)
 {
-	uint64_t gpn = p->net.gpus_per_node ? p->net.gpus_per_node : 1, leaf, block, x;
-	if (!p->net.nodes_per_leaf || !(p->net.oversubscription > 1) || size < 2 || !stride ||
-	    dc_mul_u64(p->net.nodes_per_leaf, gpn, &leaf) || dc_mul_u64(stride, size, &block) || leaf >= p->world ||
-	    leaf % block == 0)
-		return UINT64_MAX;
-	x = leaf % block;
-	return leaf - x + (x > (size - 1) * stride ? x - (size - 1) * stride : 0);
+	uint64_t gpn = p->net.gpus_per_node ? p->net.gpus_per_node : 1;
+	uint64_t dom = p->net.nvlink_domain ? p->net.nvlink_domain : gpn, period, n;
+	if (!p->net.nodes_per_leaf || !(p->net.oversubscription > 1) || !block ||
+	    dc_mul_u64(p->net.nodes_per_leaf, gpn, leaf) || *leaf >= p->world)
+		return 0;
+	period = *leaf;
+	if (dc_mul_u64(period / dc_gcd_u64(period, block), block, &period) ||
+	    dc_mul_u64(period / dc_gcd_u64(period, dom), dom, &period) || period > p->world)
+		period = p->world;
+	n = period / *leaf;
+	if (n > (p->world - 1) / *leaf) /* below the world */
+		n = (p->world - 1) / *leaf;
+	return n < LEAF_WALK_MAX ? n : LEAF_WALK_MAX;
 }
 
 /* The network shape of the family's slowest group, with its neighbours
  * on the wire (dc_net_group_progression): the first that spans domains,
- * else group 0, and where a group of the family crosses a leaf switch
- * behind an oversubscribed spine, that one if its node bandwidth is the
- * lower (a trial's pp 2 on 24 nodes of 16-node leaves priced stage 1's DP
- * groups, which cross, at group 0's full rate) */
-static void family_net(const struct dc_plan *p, uint64_t stride, uint64_t size, struct dc_net_group *out)
+ * else group 0, and behind an oversubscribed spine the group of the
+ * family that crosses a leaf switch with the lowest node bandwidth, where
+ * that is lower (a trial's pp 2 on 24 nodes of 16-node leaves priced
+ * stage 1's DP groups, which cross, at group 0's full rate). The
+ * family's groups are f + j stride within blocks of stride x size ranks,
+ * f = block start + r, r < stride, so a group never leaves its block: a
+ * leaf boundary B on a block's edge is crossed by none, and one x ranks
+ * into a block by the groups of r from max(0, x - (size - 1) stride) to
+ * min(stride, x) - 1 (the first rank below B, the last at or past it);
+ * each boundary of the walk (leaf_walk) offers the two ends of that range.
+ * Returns the chosen group's first rank. */
+static uint64_t family_pick(const struct dc_plan *p, uint64_t stride, uint64_t size, struct dc_net_group *out)
 {
 	struct dc_group g;
-	uint64_t f;
+	uint64_t first, leaf = 0, n, block;
+	double bw;
 	family_group(&p->topo, stride, size, &g);
-	dc_net_group_progression(&p->net, g.first, g.stride ? g.stride : 1, size, out);
-	if (!out->cross_leaf && (f = leaf_crossing_first(p, stride, size)) != UINT64_MAX) {
-		struct dc_net_group c;
-		dc_net_group_progression(&p->net, f, stride, size, &c);
-		if (c.cross_leaf && c.nodes > 1 && dc_net_node_bw(&p->net, &c) < dc_net_node_bw(&p->net, out))
-			*out = c;
-	}
+	first = g.first;
+	dc_net_group_progression(&p->net, first, g.stride ? g.stride : 1, size, out);
+	if (size < 2 || !stride || dc_mul_u64(stride, size, &block) || !(n = leaf_walk(p, block, &leaf)))
+		return first;
+	bw = dc_net_node_bw(&p->net, out);
+	for (uint64_t k = 1; k <= n; k++)
+		for (int end = 0; end < 2; end++) {
+			/* the groups across B are r in [max(0, x - (size - 1)
+			 * stride), min(stride, x) - 1]; its two ends' spans cover
+			 * every one's (they overlap: the ends are less than a
+			 * stride apart), so one of them spans an NVLink domain's
+			 * edge where any does */
+			uint64_t b = k * leaf, x = b % block, f;
+			struct dc_net_group c;
+			double cb;
+			if (x == 0)
+				continue;
+			f = b - x +
+			    (end ? (x < stride ? x : stride) - 1 : x > (size - 1) * stride ? x - (size - 1) * stride : 0);
+			dc_net_group_progression(&p->net, f, stride, size, &c);
+			if (c.cross_leaf && c.nodes > 1 && (cb = dc_net_node_bw(&p->net, &c)) < bw) {
+				*out = c;
+				bw = cb;
+				first = f;
+			}
+		}
+	return first;
+}
+
+static void family_net(const struct dc_plan *p, uint64_t stride, uint64_t size, struct dc_net_group *out)
+{
+	(void)family_pick(p, stride, size, out);
 }
 
 #ifdef DISTCALC_VERIFY_MEMOS
@@ -673,19 +712,22 @@ static void derive_expert_links(const struct dc_config *in, struct dc_plan *p)
 static void derive_ep_levels(const struct dc_config *in, struct dc_plan *p)
 {
 	const struct dc_net_group *e = &p->group[DC_GROUP_EP].net;
-	uint64_t se = p->expert_folded ? p->etp : p->topo.stride[DC_AXIS_DP], gl = e->ranks_per_node;
-	struct dc_group g;
+	uint64_t se = p->expert_folded ? p->etp : p->topo.stride[DC_AXIS_DP], gl = e->ranks_per_node, first;
+	struct dc_net_group picked;
 	memset(&p->group[DC_GROUP_EP_NODES], 0, sizeof(p->group[DC_GROUP_EP_NODES]));
 	memset(&p->group[DC_GROUP_EP_LOCAL], 0, sizeof(p->group[DC_GROUP_EP_LOCAL]));
 	if (in->training.moe_dispatcher != DC_MOE_DISPATCH_DEEPEP || p->ep < 2 || e->nodes < 2 || !gl ||
 	    e->nodes * gl != p->ep || (e->ranks_least && e->ranks_least != gl))
 		return;
-	family_group(&p->topo, se, p->ep, &g);
+	/* the levels of the group EP is priced on (family_pick: behind an
+	 * oversubscribed spine one that crosses a leaf; a review found the
+	 * levels built from group 0 while EP's share came from another) */
+	first = family_pick(p, se, p->ep, &picked);
 	link_of(in, DC_LINK_INTER, &p->group[DC_GROUP_EP_NODES].link);
-	dc_net_group_progression(&p->net, g.first, se * gl, e->nodes, &p->group[DC_GROUP_EP_NODES].net);
+	dc_net_group_progression(&p->net, first, se * gl, e->nodes, &p->group[DC_GROUP_EP_NODES].net);
 	link_of(in, DC_LINK_INTRA, &p->group[DC_GROUP_EP_LOCAL].link);
 	if (gl > 1)
-		dc_net_group_progression(&p->net, g.first, se, gl, &p->group[DC_GROUP_EP_LOCAL].net);
+		dc_net_group_progression(&p->net, first, se, gl, &p->group[DC_GROUP_EP_LOCAL].net);
 }
 
 /* The network model's cluster and the groups each axis prices: the
@@ -776,33 +818,58 @@ static void pp_hops_copy(struct dc_plan *p, const struct dc_plan *base)
 	p->pp_pair_in = base->pp_pair_in;
 }
 
-/* The pair of neighbouring stages priced for sends between domains: where
- * one such pair crosses a leaf switch behind an oversubscribed spine and
- * the priced one does not, the crossing one, if slower (every boundary
- * between domains is priced alike, at its slowest; a trial's pp 3 on 48
- * nodes of 32-node leaves priced stage 0 -> 1, inside leaf 0, for the
- * stage 1 -> 2 sends that cross). A pair (x, x + spp) crosses the first
- * leaf boundary B when B - spp <= x < B; of those, x = max(0, B - spp) or B - 1,
- * whichever is not the last stage (its next rank starts another pipeline;
- * the stage changes at most once between them). */
+/* The pair of neighbouring stages priced for sends between domains: behind
+ * an oversubscribed spine, a pair that crosses a leaf switch with the
+ * lowest node bandwidth, where that is lower (every boundary between
+ * domains is priced alike, at its slowest; a trial's pp 3 on 48 nodes of
+ * 32-node leaves priced stage 0 -> 1, inside leaf 0, for the stage 1 -> 2
+ * sends that cross), and DualPipe's mirror pair, stages 0 and pp - 1, of
+ * that pair's pipeline (which crosses the same boundary) likewise. A pair
+ * (x, x + spp) crosses a leaf boundary B when B - spp <= x < B; of those,
+ * x = max(0, B - spp) and the greatest below B not on a last stage (its
+ * next rank starts another pipeline), at each boundary of the walk
+ * (leaf_walk). */
 static void pp_leaf_pair(struct dc_plan *p, uint64_t spp)
 {
-	struct dc_net_group *pair = &p->group[DC_GROUP_PP_PAIR].net, c;
+	struct dc_net_group *pair = &p->group[DC_GROUP_PP_PAIR].net, *mirror = &p->group[DC_GROUP_PP_MIRROR].net;
 	uint64_t gpn = p->net.gpus_per_node ? p->net.gpus_per_node : 1, pp = p->topo.degree[DC_AXIS_PP];
-	uint64_t nics = p->net.nics_per_node ? p->net.nics_per_node : 1, flows = spp < gpn ? spp : gpn, leaf, x;
-	if (pp < 2 || pair->cross_leaf || !p->net.nodes_per_leaf || !(p->net.oversubscription > 1) ||
-	    dc_mul_u64(p->net.nodes_per_leaf, gpn, &leaf) || leaf >= p->world)
+	uint64_t nics = p->net.nics_per_node ? p->net.nics_per_node : 1, flows = spp < gpn ? spp : gpn, leaf = 0, n;
+	uint64_t block, chosen = UINT64_MAX;
+	double bw;
+	if (pp < 2 || dc_mul_u64(spp, pp, &block) || !(n = leaf_walk(p, block, &leaf)))
 		return;
-	x = leaf > spp ? leaf - spp : 0;
-	if ((x / spp) % pp == pp - 1)
-		x = leaf - 1;
-	if ((x / spp) % pp == pp - 1 || x + spp >= p->world)
-		return;
-	dc_net_group_progression(&p->net, x, spp, 2, &c);
-	if (c.nodes > 1 && nics < gpn) /* as derive_net's pair: the boundary stage's sends */
-		c.concurrent = (flows + nics - 1) / nics;
-	if (c.cross_leaf && c.nodes > 1 && dc_net_node_bw(&p->net, &c) < dc_net_node_bw(&p->net, pair))
-		*pair = c;
+	bw = dc_net_node_bw(&p->net, pair);
+	for (uint64_t k = 1; k <= n; k++)
+		for (int end = 0; end < 2; end++) {
+			/* both ends of [B - spp, B - 1]: the pair reaching furthest
+			 * past B may cross an NVLink domain where the other does not */
+			uint64_t b = k * leaf, lo = b > spp ? b - spp : 0, x = end ? b - 1 : lo;
+			struct dc_net_group c;
+			double cb;
+			/* B - 1 on a last stage: that stage's first rank less
+			 * one, the previous stage's last, if still within reach */
+			if (end && (x / spp) % pp == pp - 1 && (x / spp) * spp > lo)
+				x = (x / spp) * spp - 1;
+			if ((x / spp) % pp == pp - 1 || x + spp >= p->world)
+				continue;
+			dc_net_group_progression(&p->net, x, spp, 2, &c);
+			if (c.nodes > 1 && nics < gpn) /* as derive_net's pair: the boundary stage's sends */
+				c.concurrent = (flows + nics - 1) / nics;
+			if (c.cross_leaf && c.nodes > 1 && (cb = dc_net_node_bw(&p->net, &c)) < bw) {
+				*pair = c;
+				bw = cb;
+				chosen = x;
+			}
+		}
+	if (chosen != UINT64_MAX) {
+		/* the mirror of the chosen pair's pipeline: its stage 0 below
+		 * the boundary, its stage pp - 1 past it */
+		uint64_t f = chosen - ((chosen / spp) % pp) * spp;
+		struct dc_net_group c;
+		dc_net_group_progression(&p->net, f, spp * (pp - 1), 2, &c);
+		if (c.cross_leaf && dc_net_node_bw(&p->net, &c) < dc_net_node_bw(&p->net, mirror))
+			*mirror = c;
+	}
 }
 
 static void derive_net(const struct dc_config *in, const struct dc_plan *base, struct dc_plan *p)
@@ -874,13 +941,13 @@ static void derive_net(const struct dc_config *in, const struct dc_plan *base, s
 			g->concurrent = (flows + nics - 1) / nics;
 	}
 	p->pp_pair_in = p->group[DC_GROUP_PP_PAIR].net;
-	pp_leaf_pair(p, spp);
 	{
 		/* DualPipe's mirror pair: the priced group's stages 0 and pp -
 		 * 1 (without a pipeline a neighbouring pair's shape, unread) */
 		uint64_t span = spp * (p->topo.degree[DC_AXIS_PP] - 1);
 		dc_net_group_progression(&p->net, p->pp_first, span ? span : spp, 2, &p->group[DC_GROUP_PP_MIRROR].net);
 	}
+	pp_leaf_pair(p, spp);
 	if (p->pp_cross > 0 && p->pp_cross + 1 < p->topo.degree[DC_AXIS_PP])
 		dc_net_group_progression(&p->net, p->pp_in_first, spp, 2, &p->pp_pair_in);
 	derive_ep_levels(in, p);
