@@ -762,8 +762,10 @@ static void auto_seq_length(struct loader *l)
 static int preset_named(const cJSON *root, const char *key, const char *none_value)
 {
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(root, "cluster");
-	const cJSON *v = cJSON_IsObject(c) ? cJSON_GetObjectItemCaseSensitive(c, key) : NULL;
-	return cJSON_IsString(v) && v->valuestring && strcmp(v->valuestring, none_value) != 0;
+	const cJSON *v = c && cJSON_IsObject(c) ? cJSON_GetObjectItemCaseSensitive(c, key) : NULL;
+	if (!v || !cJSON_IsString(v) || !v->valuestring)
+		return 0;
+	return strcmp(v->valuestring, none_value) != 0;
 }
 
 static int load_root(struct loader *l, cJSON *root, const char *name)
