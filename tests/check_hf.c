@@ -147,22 +147,27 @@ END_TEST
  * length where that is longer (hf.c max_positions), read into
  * model.hf_max_positions for the seq_length warning; a value that is no
  * positive whole number is not read (0) and the file loads */
-static uint64_t max_positions_of(const char *extra)
+static uint64_t max_positions_file(const char *json)
 {
 	struct dc_config cfg;
 	struct dc_diag d;
-	char json[1024], model[512];
-	const char *path;
-	snprintf(json, sizeof(json),
-		 "{\"model_type\": \"llama\", \"hidden_size\": 512, \"num_attention_heads\": 8, "
-		 "\"num_hidden_layers\": 2, \"intermediate_size\": 1024, \"vocab_size\": 1000%s}",
-		 extra);
-	path = temp_hf(json);
+	char model[512];
+	const char *path = temp_hf(json);
 	snprintf(model, sizeof(model), "\"hf_config\": \"%s\", \"seq_length\": 1024", path);
 	ck_assert_int_eq(load(model, NULL, &cfg, &d), 0);
 	dc_diag_release(&d);
 	unlink(path);
 	return cfg.model.hf_max_positions;
+}
+
+static uint64_t max_positions_of(const char *extra)
+{
+	char json[1024];
+	snprintf(json, sizeof(json),
+		 "{\"model_type\": \"llama\", \"hidden_size\": 512, \"num_attention_heads\": 8, "
+		 "\"num_hidden_layers\": 2, \"intermediate_size\": 1024, \"vocab_size\": 1000%s}",
+		 extra);
+	return max_positions_file(json);
 }
 
 START_TEST(test_max_positions)
@@ -183,6 +188,61 @@ START_TEST(test_max_positions)
 	ck_assert_uint_eq(max_positions_of(", \"max_position_embeddings\": 0"), 0);
 	ck_assert_uint_eq(max_positions_of(", \"max_position_embeddings\": 4096.5"), 0);
 	ck_assert_uint_eq(max_positions_of(", \"max_position_embeddings\": \"4096\""), 0);
+	/* Llama 3.2 1B: 131072 stated beside factor 32 of 8192, not 262144 (a
+	 * trial's 262,144-token run drew no warning) */
+	ck_assert_uint_eq(max_positions_of(", \"max_position_embeddings\": 131072, \"rope_scaling\": {\"factor\": 32.0, "
+					   "\"original_max_position_embeddings\": 8192, \"rope_type\": \"llama3\"}"),
+			  131072);
+	/* linear scaling states the extended length too (Gemma 3's 8 x), in
+	 * the older "type" key as well */
+	ck_assert_uint_eq(max_positions_of(", \"max_position_embeddings\": 131072, \"rope_scaling\": {\"factor\": 8.0, "
+					   "\"rope_type\": \"linear\"}"),
+			  131072);
+	ck_assert_uint_eq(max_positions_of(", \"max_position_embeddings\": 16384, \"rope_scaling\": {\"factor\": 8.0, "
+					   "\"type\": \"linear\"}"),
+			  16384);
+	/* DeepSeek-V3's YaRN: 40 x 4096 is the 163840 it states */
+	ck_assert_uint_eq(max_positions_of(", \"max_position_embeddings\": 163840, \"rope_scaling\": {\"type\": \"yarn\", "
+					   "\"factor\": 40, \"original_max_position_embeddings\": 4096}"),
+			  163840);
+	/* transformers v5's rope_parameters, per layer kind in Gemma's */
+	ck_assert_uint_eq(max_positions_of(", \"max_position_embeddings\": 32768, \"rope_parameters\": {\"rope_type\": \"yarn\", "
+					   "\"factor\": 4.0, \"original_max_position_embeddings\": 32768, \"rope_theta\": 1e6}"),
+			  131072);
+	ck_assert_uint_eq(max_positions_of(", \"max_position_embeddings\": 32768, \"rope_parameters\": {\"full_attention\": "
+					   "{\"rope_type\": \"yarn\", \"factor\": 2.0}, \"sliding_attention\": {\"rope_theta\": 1e4}}"),
+			  65536);
+	/* Gemma 3: gemma-3-4b-it's text_config gives no max_position_embeddings,
+	 * and Gemma3TextConfig's default is 131_072 (a trial's 2M tokens drew
+	 * no warning); a wrapper's text_config is where its keys are (Llama 4
+	 * Scout's 10,485,760, "llama3" scaled) */
+	ck_assert_uint_eq(max_positions_file("{\"model_type\": \"gemma3\", \"text_config\": {\"model_type\": \"gemma3_text\", "
+					     "\"hidden_size\": 2560, \"intermediate_size\": 10240, \"num_hidden_layers\": 34, "
+					     "\"num_attention_heads\": 8, \"rope_scaling\": {\"factor\": 8.0, \"rope_type\": \"linear\"}}}"),
+			  131072);
+	ck_assert_uint_eq(max_positions_file("{\"model_type\": \"gemma3_text\", \"hidden_size\": 1152, \"intermediate_size\": 6912, "
+					     "\"num_hidden_layers\": 26, \"num_attention_heads\": 4, \"max_position_embeddings\": 32768}"),
+			  32768);
+}
+END_TEST
+
+START_TEST(test_max_positions_wrapped)
+{
+	/* the catalogue's Scout: its text_config's 10,485,760, not the outer
+	 * object's (none, so no check before) */
+	struct dc_config cfg;
+	struct dc_diag d;
+	char model[512];
+	snprintf(model, sizeof(model), "\"hf_config\": \"%s/configs/models/llama-4-scout-17b-16e.json\", \"seq_length\": 4096",
+		 DC_SOURCE_DIR);
+	ck_assert_int_eq(load(model, NULL, &cfg, &d), 0);
+	dc_diag_release(&d);
+	ck_assert_uint_eq(cfg.model.hf_max_positions, 10485760);
+	snprintf(model, sizeof(model), "\"hf_config\": \"%s/configs/models/gemma-3-27b-it.json\", \"seq_length\": 4096",
+		 DC_SOURCE_DIR);
+	ck_assert_int_eq(load(model, NULL, &cfg, &d), 0);
+	dc_diag_release(&d);
+	ck_assert_uint_eq(cfg.model.hf_max_positions, 131072);
 }
 END_TEST
 
@@ -708,23 +768,32 @@ START_TEST(test_scale_defaults_warn)
 	} cases[] = {
 		{"{\"model_type\": \"llama\"}",
 		 "%s: not in the file, the configuration class's defaults are taken, as transformers does: hidden_size "
-		 "4096, num_hidden_layers 32, num_attention_heads 32; a released model's config.json gives them, so "
-		 "check the file"},
+		 "4096, num_hidden_layers 32, num_attention_heads 32; check the file against the "
+		 "model's released config.json (one may leave out a key equal to its class's default; a truncated or "
+		 "hand-made file reads the same way)"},
 		{"{\"model_type\": \"llama\", \"hidden_size\": 2048, \"num_hidden_layers\": 16}",
 		 "%s: not in the file, the configuration class's default is taken, as transformers does: "
-		 "num_attention_heads 32; a released model's config.json gives it, so check the file"},
+		 "num_attention_heads 32; check the file against the model's "
+		 "released config.json (one may leave out a key equal to its class's default; a truncated or hand-made "
+		 "file reads the same way)"},
 		/* Qwen3MoeConfig's own default: 24 layers, not Llama's 32 */
 		{"{\"model_type\": \"qwen3_moe\", \"hidden_size\": 2048, \"num_attention_heads\": 32}",
 		 "%s: not in the file, the configuration class's default is taken, as transformers does: "
-		 "num_hidden_layers 24; a released model's config.json gives it, so check the file"},
+		 "num_hidden_layers 24; check the file against the model's "
+		 "released config.json (one may leave out a key equal to its class's default; a truncated or hand-made "
+		 "file reads the same way)"},
 		/* the families with readers of their own: DeepseekV3Config's
 		 * defaults (the 671B), GPT2Config's under its own names */
 		{"{\"model_type\": \"deepseek_v3\", \"hidden_size\": 7168, \"num_attention_heads\": 128}",
 		 "%s: not in the file, the configuration class's default is taken, as transformers does: "
-		 "num_hidden_layers 61; a released model's config.json gives it, so check the file"},
+		 "num_hidden_layers 61; check the file against the model's "
+		 "released config.json (one may leave out a key equal to its class's default; a truncated or hand-made "
+		 "file reads the same way)"},
 		{"{\"model_type\": \"gpt2\"}",
 		 "%s: not in the file, the configuration class's defaults are taken, as transformers does: n_embd "
-		 "768, n_layer 12, n_head 12; a released model's config.json gives them, so check the file"},
+		 "768, n_layer 12, n_head 12; check the file against the model's "
+		 "released config.json (one may leave out a key equal to its class's default; a truncated or hand-made "
+		 "file reads the same way)"},
 		{"{\"model_type\": \"llama\", \"hidden_size\": 4096, \"num_hidden_layers\": 32, "
 		 "\"num_attention_heads\": 32}",
 		 ""},
@@ -852,15 +921,23 @@ START_TEST(test_errors)
 	 * 32 layers x 3hf with h = f = 2^40 is 3 x 2^85 parameters */
 	expect_hf_error("{\"model_type\": \"llama\", \"hidden_size\": 1099511627776, \"intermediate_size\": 1099511627776, \"num_attention_heads\": 1, \"num_hidden_layers\": 32}",
 			DC_ERR_CONFIG,
-			"%s: error: 'hidden_size': the parameter count of this shape overflows 64 bits; check hidden_size, intermediate_size, vocab_size and num_hidden_layers");
+			"%s: error: the parameter count of this shape overflows 64 bits (read as model.hidden_size 1099511627776, model.ffn_hidden_size 1099511627776, model.vocab_size 32000, model.num_layers 32); check hidden_size, intermediate_size, vocab_size and num_hidden_layers");
 	/* h = f = 2^22, 32 layers, vocab 32000, untied, one head: by hand,
 	 * 32 (4h^2 + 3hf + 2h) + 2 x 32000 h + h = 7 x 2^49 + 2^28 + 268,435,456,000
 	 * + 4,194,304 = 3,940,918,382,034,944 parameters; x 16 bytes > 2^53 */
 	expect_hf_error("{\"model_type\": \"llama\", \"hidden_size\": 4194304, \"intermediate_size\": 4194304, \"num_attention_heads\": 1, \"num_hidden_layers\": 32}",
 			DC_ERR_CONFIG,
-			"%s: error: 'hidden_size': 3940918382034944 parameters x 16 bytes of model state per parameter must be below 2^53 bytes; check hidden_size, intermediate_size, vocab_size and num_hidden_layers");
+			"%s: error: 3940918382034944 parameters x 16 bytes of model state per parameter must be below 2^53 bytes (read as model.hidden_size 4194304, model.ffn_hidden_size 4194304, model.vocab_size 32000, model.num_layers 32); check hidden_size, intermediate_size, vocab_size and num_hidden_layers");
+	/* the size out of range shows among the sizes read, not a plain
+	 * hidden_size blamed (a trial's 67,108,864 layers): Llama, h 4096, f
+	 * 11008, vocab 32000 untied, one head: 67,108,864 x (4h^2 + 3hf + 2h =
+	 * 202,383,360) + 2 x 32000 h + h = 13,581,717,382,103,040 + 262,144,000
+	 * + 4,096 = 13,581,717,644,251,136, x 16 bytes past 2^53 */
+	expect_hf_error("{\"model_type\": \"llama\", \"hidden_size\": 4096, \"intermediate_size\": 11008, \"num_attention_heads\": 1, \"num_hidden_layers\": 67108864}",
+			DC_ERR_CONFIG,
+			"%s: error: 13581717644251136 parameters x 16 bytes of model state per parameter must be below 2^53 bytes (read as model.hidden_size 4096, model.ffn_hidden_size 11008, model.vocab_size 32000, model.num_layers 67108864); check hidden_size, intermediate_size, vocab_size and num_hidden_layers");
 	expect_hf_error("{\"model_type\": \"gpt2\", \"n_embd\": 1099511627776, \"n_head\": 1, \"n_layer\": 12}", DC_ERR_CONFIG,
-			"%s: error: 'n_embd': the parameter count of this shape overflows 64 bits; check n_embd, n_inner, vocab_size and n_layer");
+			"%s: error: the parameter count of this shape overflows 64 bits (read as model.hidden_size 1099511627776, model.ffn_hidden_size 4398046511104, model.vocab_size 50257, model.num_layers 12); check n_embd, n_inner, vocab_size and n_layer");
 	expect_hf_error("[1, 2]", DC_ERR_CONFIG, "%s: error: a Hugging Face config is a JSON object");
 	/* the loader's limits hold for the model file too */
 	expect_hf_error("", DC_ERR_CONFIG, "%s: error: the file is empty; a config is a JSON object");
@@ -907,6 +984,7 @@ static Suite *hf_suite(void)
 	Suite *s = suite_create("hf");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_max_positions);
+	tcase_add_test(tc, test_max_positions_wrapped);
 	tcase_add_test(tc, test_family_defaults);
 	tcase_add_test(tc, test_new_families_published);
 	tcase_add_test(tc, test_layer_kinds_read);

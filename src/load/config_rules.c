@@ -420,7 +420,7 @@ static int rule_positions(struct loader *l)
 		       (unsigned long long)m->position_embeddings);
 	else if (m->position_embeddings == 0 && m->hf_max_positions > 0 && m->seq_length > m->hf_max_positions)
 		dc_cfg_warnf(l, KEY_MODEL_SEQ_LENGTH,
-		      "'model.seq_length': %llu tokens are longer than the %llu positions %s sets the model up for (max_position_embeddings, or rope_scaling's factor times the original length where longer): it is priced as given, but the model was not built for that context; check the length or the model",
+		      "'model.seq_length': %llu tokens are longer than the %llu positions %s sets the model up for (max_position_embeddings, or its class's default where the file leaves it out, or a YaRN rope_scaling's factor times the original length where longer): it is priced as given, but the model was not built for that context; check the length or the model",
 		      (unsigned long long)m->seq_length, (unsigned long long)m->hf_max_positions,
 		      m->hf_config[0] ? m->hf_config : "its Hugging Face config");
 	return 0;
@@ -3616,17 +3616,22 @@ static int shape_from_hf(const struct loader *l)
  * that file and its keys ("'hidden_size': WHAT; check hidden_size, ..."). */
 static void hf_size_error(struct loader *l, const char *what)
 {
-	const char *list = dc_hf_size_keys(l->cfg->model.family);
-	size_t first;
+	const struct dc_model *m = &l->cfg->model;
+	const char *list = dc_hf_size_keys(m->family);
+	char experts[128] = "";
 	if (!list)
 		list = "hidden_size";
-	first = strcspn(list, ",");
-	if (first == strlen(list))
-		first = strcspn(list, " ");
+	/* the sizes as read, in distcalc's names: the one out of range shows
+	 * (a trial's 67,108,864 layers were blamed on a plain hidden_size) */
+	if (m->num_experts)
+		snprintf(experts, sizeof(experts), ", model.num_experts %llu, model.moe_ffn_hidden_size %llu",
+			 (unsigned long long)m->num_experts, (unsigned long long)m->moe_ffn_hidden_size);
 	l->errors++;
 	dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, l->opts && l->opts->model_file ? NULL : "model.hf_config",
-			"%s: error: '%.*s': %s; check %s",
-			l->cfg->model.hf_config, (int)first, list, what, list);
+			"%s: error: %s (read as model.hidden_size %llu, model.ffn_hidden_size %llu, "
+			"model.vocab_size %llu, model.num_layers %llu%s); check %s",
+			m->hf_config, what, (unsigned long long)m->hidden_size, (unsigned long long)m->ffn_hidden_size,
+			(unsigned long long)m->vocab_size, (unsigned long long)m->num_layers, experts, list);
 }
 
 /* A model key the command line changed (a --set, an --unset), else

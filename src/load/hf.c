@@ -33,6 +33,12 @@ struct hf {
 	 * of once the file reads without an error */
 	char scale_missing[160];
 	size_t scale_n;
+	/* max_position_embeddings where the file leaves it out: the class's
+	 * default, set by a family whose released files leave it out
+	 * (Gemma 3's); 0: no check */
+	uint64_t max_pos_default;
+	/* a multimodal wrapper's text_config, where its text model's keys are */
+	const cJSON *text_root;
 };
 
 static void hf_error(struct hf *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -719,6 +725,10 @@ static void read_gemma3_text(struct hf *r, struct dc_model *m)
 	static const struct dense_defaults d = {262208, 2304, 9216, 26, 8, 4, 256, 1};
 	read_dense(r, m, &d);
 	kv_null_refused(r);
+	/* Gemma3TextConfig's max_position_embeddings=131_072
+	 * (configuration_gemma3.py): gemma-3-4b-it's text_config leaves it
+	 * out, as it does its heads */
+	r->max_pos_default = 131072;
 	m->qkv_bias = m->out_bias = get_bool(r, "attention_bias", 0);
 	m->sandwich_norm = 1;
 	m->qk_norm = 1;
@@ -740,7 +750,7 @@ static void read_wrapped(struct hf *r, struct dc_model *m, void (*text)(struct h
 		return;
 	}
 	if (tc)
-		r->root = tc;
+		r->root = r->text_root = tc;
 	text(r, m);
 	r->root = outer;
 }
@@ -1060,27 +1070,45 @@ static void check_unread(struct hf *r, const char *family)
 		hf_warn(r, "'vision_config': the vision tower is not counted; distcalc models the %s text model", family);
 }
 
-/* The longest context a rotary model is set up for: max_position_embeddings,
- * or, where rope_scaling gives a factor, the factor times its
- * original_max_position_embeddings (else times max_position_embeddings)
- * when that is longer: Llama 3.1 and DeepSeek-V3 state the extended length
- * (131072 = 8 x 8192 of the original; 163840 = 40 x 4096), Qwen's YaRN
- * setups keep the original one beside the factor (40960 with 4 x 32768).
- * It holds no weights and only a warning reads it: a value that is no
- * positive whole number is not read (0), as before it was read at all. */
+/* The longest context a rotary model is set up for: max_position_embeddings
+ * (the family's class default where the file leaves it out and released
+ * files do: Gemma 3's 131072), or, where a YaRN or dynamic rope_scaling
+ * gives a factor, the factor times its original_max_position_embeddings
+ * (else times max_position_embeddings) when that is longer: DeepSeek-V3
+ * and gpt-oss state the extended length (163840 = 40 x 4096; 131072 = 32 x
+ * 4096), Qwen's YaRN setups keep the original one beside the factor
+ * (40960 with 4 x 32768). A "llama3" or "linear" scaling's file states the
+ * extended length itself (transformers' rope types: Llama 3.1 131072 with
+ * factor 8 of 8192, Llama 3.2 131072 with factor 32 of 8192, Gemma 3
+ * 131072 with a linear factor 8), so the factor extends nothing there.
+ * rope_scaling's type is "rope_type" or the older "type"; transformers v5
+ * names the object rope_parameters (per layer kind in Gemma's: its
+ * full_attention entry's). It holds no weights and only a warning reads
+ * it: a value that is no positive whole number is not read (0). */
 static uint64_t max_positions(struct hf *r)
 {
-	const cJSON *v = get(r, "max_position_embeddings"), *rs = get(r, "rope_scaling"), *f, *o;
+	const cJSON *v = get(r, "max_position_embeddings"), *rs = get(r, "rope_scaling"), *f, *o, *t;
 	double d, lim;
+	if (!v && r->max_pos_default)
+		return r->max_pos_default;
 	if (!v || !cJSON_IsNumber(v))
 		return 0;
 	d = v->valuedouble;
 	if (!isfinite(d) || d < 1 || d != floor(d) || d >= DC_MAX_EXACT_INT)
 		return 0;
 	lim = d;
+	if (!rs || cJSON_IsNull(rs))
+		rs = get(r, "rope_parameters");
+	if (rs && cJSON_IsObject(rs) && cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(rs, "full_attention")))
+		rs = cJSON_GetObjectItemCaseSensitive(rs, "full_attention");
 	if (rs && cJSON_IsObject(rs)) {
 		f = cJSON_GetObjectItemCaseSensitive(rs, "factor");
 		o = cJSON_GetObjectItemCaseSensitive(rs, "original_max_position_embeddings");
+		t = cJSON_GetObjectItemCaseSensitive(rs, "rope_type");
+		if (!t)
+			t = cJSON_GetObjectItemCaseSensitive(rs, "type");
+		if (t && cJSON_IsString(t) && (strcmp(t->valuestring, "llama3") == 0 || strcmp(t->valuestring, "linear") == 0))
+			f = NULL;
 		if (f && cJSON_IsNumber(f) && isfinite(f->valuedouble) && f->valuedouble > 1) {
 			double base = o && cJSON_IsNumber(o) && isfinite(o->valuedouble) && o->valuedouble >= 1
 					      ? o->valuedouble
@@ -1108,6 +1136,8 @@ int dc_hf_model_read(const cJSON *root, const char *text, size_t len, const char
 	r.read_mtp = r.read_layer_types = r.read_vision = 0;
 	r.scale_missing[0] = '\0';
 	r.scale_n = 0;
+	r.max_pos_default = 0;
+	r.text_root = NULL;
 	if (!cJSON_IsObject(root)) {
 		dc_diag_error(diag, DC_ERR_CONFIG, "%s: error: a Hugging Face config is a JSON object", name);
 		return -1;
@@ -1121,16 +1151,25 @@ int dc_hf_model_read(const cJSON *root, const char *text, size_t len, const char
 	/* the longest context a rotary model is set up for (rope_scaling's
 	 * extension included: Llama 3.1 says 131072, DeepSeek-V3 163840);
 	 * a learned table's length is read as position_embeddings */
-	if (!m->position_embeddings)
+	if (!m->position_embeddings) {
+		/* a wrapper's text model's (its rope_scaling too) */
+		if (r.text_root)
+			r.root = r.text_root;
 		m->hf_max_positions = max_positions(&r);
+		r.root = root;
+	}
 	/* every other family routes over all experts at once */
 	if (!m->router_groups)
 		m->router_groups = m->router_group_topk = 1;
 	check_unread(&r, f->model_type);
 	if (r.scale_n && !r.errors)
-		hf_warn(&r, "not in the file, the configuration class's default%s taken, as transformers does: %s; a "
-			    "released model's config.json gives %s, so check the file",
-			r.scale_n > 1 ? "s are" : " is", r.scale_missing, r.scale_n > 1 ? "them" : "it");
+		/* released files mostly give these, not always: gemma-3-4b-it's
+		 * text_config leaves out its heads, equal to the class's 8 and 4
+		 * (a trial read "a released model's config.json gives it" there) */
+		hf_warn(&r, "not in the file, the configuration class's default%s taken, as transformers does: %s; "
+			    "check the file against the model's released config.json (one may leave out a key equal to "
+			    "its class's default; a truncated or hand-made file reads the same way)",
+			r.scale_n > 1 ? "s are" : " is", r.scale_missing);
 	{
 		const cJSON *q = get(&r, "quantization_config"), *qm = NULL;
 		char got[64];
