@@ -1281,7 +1281,7 @@ static int sweep(const struct dc_experiment *exp, const struct dc_options *o, co
 	sl.sets = o->sets + (imported ? import_sets_from(o) : 0);
 	sl.nsets = o->nsets - (imported ? import_sets_from(o) : 0);
 	if (!o->config && !imported)
-		fprintf(stderr, "distcalc: no --config given; using the built-in default (configs/systems.json)%s\n",
+		fprintf(stderr, "distcalc: no --config given; using the built-in default (configs/systems.json as it was when distcalc was built; --config configs/systems.json runs the file as it is now)%s\n",
 			o->model ? " with the model from --model" : "");
 	info.experiment = exp->name;
 	info.config_name = imported_name ? imported_name : o->config ? o->config : "built-in default (configs/systems.json)";
@@ -1853,7 +1853,7 @@ int main(int argc, char **argv)
 		}
 	} else {
 		if (!o.config)
-			fprintf(stderr, "distcalc: no --config given; using the built-in default (configs/systems.json)%s\n",
+			fprintf(stderr, "distcalc: no --config given; using the built-in default (configs/systems.json as it was when distcalc was built; --config configs/systems.json runs the file as it is now)%s\n",
 				o.model ? " with the model from --model" : "");
 		load_rc = load_command_config(&o, &lo, &cfg, &diag);
 	}

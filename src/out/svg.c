@@ -1615,6 +1615,11 @@ int dc_report_render_svg_why(const struct dc_report *r, struct dc_buf *out, cons
 			doc_end(out);
 	} else if (r->res.done & DC_EST_BIT(DC_EST_MEMORY)) {
 		draw_memory(r, out);
+	} else if ((r->res.done & DC_EST_BIT(DC_EST_RING)) && r->res.ring.rounds == 0) {
+		/* one rank: no round, no bandwidth (the table's n/a), no box
+		 * (a trial's chart was blank with a busbw of 0.00) */
+		*why = "the ring has one rank (collective.ranks 1): no round to draw";
+		return -1;
 	} else if (r->res.done & DC_EST_BIT(DC_EST_RING)) {
 		draw_ring(r, out);
 	} else {

@@ -108,6 +108,10 @@ nothing() { # NAME ARGS...
 }
 nothing none_model --config "$sys" --only model
 nothing none_search --config "$src/configs/llama-3-8b.json" --experiment search
+# a ring of one rank has no round: its chart was blank, with a busbw of
+# 0.00 the table calls n/a (a trial)
+nothing none_ring_one --config "$sys" --experiment ring --set collective.ranks=1
+grep -q "one rank (collective.ranks 1)" "$work/err" || fail "ring of one rank: $(cat "$work/err")"
 
 # the chart is drawn before the report is printed: a chart that cannot be
 # drawn stops the run with nothing on standard output, exit 2, no chart,
