@@ -303,18 +303,24 @@ static void axes_move_nothing(const struct dc_sweep *sw, const char *experiment,
 		if (sw->nvalues[a] < 2)
 			continue;
 		for (size_t i = 0; i < sw->npoints && !moves; i++) {
-			size_t d = (i / stride) % sw->nvalues[a];
-			const struct dc_sweep_point *pt = &sw->points[i], *first = &sw->points[i - d * stride];
-			if (d == 0 || !pt->ok || !first->ok)
+			size_t d = (i / stride) % sw->nvalues[a], base = i - d * stride, e = 0;
+			const struct dc_sweep_point *pt = &sw->points[i];
+			/* against the first value of the axis that ran there (a
+			 * trial's first recipe, "delayed", was invalid under FP8, so
+			 * its FP8 points were never compared and the BF16 ones,
+			 * where the recipe is moot, said the key moved nothing) */
+			while (e < d && !sw->points[base + e * stride].ok)
+				e++;
+			if (e == d || !pt->ok)
 				continue;
 			compared++;
-			moves = !same_metrics(sw, pt, first);
+			moves = !same_metrics(sw, pt, &sw->points[base + e * stride]);
 		}
 		if (compared > 0 && !moves)
 			dc_diag_warn(diag,
 				     "'--sweep': every value of '%s' gives the same figures in every column shown (%zu "
-				     "point%s against the first value's): experiment '%s' may not read the key, this layout "
-				     "may make it moot, or it moves only figures outside these columns (--sweep-metrics "
+				     "point%s against the first value's that ran): experiment '%s' may not read the key, this "
+				     "layout may make it moot, or it moves only figures outside these columns (--sweep-metrics "
 				     "picks others)",
 				     sw->axis[a], compared, compared == 1 ? "" : "s", experiment);
 	}
