@@ -1332,9 +1332,19 @@ static void unknown_override(struct loader *l, const char *opt, const char *path
 	const char *dot = strrchr(path, '.');
 	char prefix[300] = "";
 	const char *s;
+	size_t tl;
+	const char *t = dc_text_trim(path, strlen(path), &tl);
 	if (dot)
 		snprintf(prefix, sizeof(prefix), "%.*s", (int)(dot - path), path);
 	s = suggest(prefix, dot ? dot + 1 : path);
+	/* a key with blanks around it: the key without them (a path keeps
+	 * its blanks, as a key in the file does; a trial's ' parallel.sharding '
+	 * drew no suggestion) */
+	if (tl != strlen(path) && tl > 0 && tl < sizeof(prefix)) {
+		snprintf(prefix, sizeof(prefix), "%.*s", (int)tl, t);
+		if (dc_cfg_find_key(prefix) >= 0)
+			s = dc_cfg_keys[dc_cfg_find_key(prefix)].info.path;
+	}
 	l->errors++;
 	if (s) {
 		dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, path, "%s: error: '%s': unknown key; did you mean '%s'?",

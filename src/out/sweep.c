@@ -67,7 +67,14 @@ size_t dc_sweep_axis_check(const char *text, char *err, size_t errlen)
 	path[eq - text] = '\0';
 	k = dc_config_key_find(path);
 	if (!k) {
+		size_t tl;
+		const char *t = dc_text_trim(path, strlen(path), &tl);
 		const char *near = dc_config_key_suggest(path); /* as --set suggests */
+		char bare[128];
+		/* blanks around the key: the key without them, as --set says */
+		snprintf(bare, sizeof(bare), "%.*s", (int)tl, t);
+		if (tl && tl != strlen(path) && dc_config_key_find(bare))
+			near = dc_config_key_find(bare)->path;
 		if (near)
 			snprintf(err, errlen, "unknown config key '%s'; did you mean '%s'?", path, near);
 		else
