@@ -1255,6 +1255,8 @@ static int sweep(const struct dc_experiment *exp, const struct dc_options *o, co
 	struct side_out chart = {.open = 0};
 	static struct sweep_calib sc; /* logs and a profile: off the stack */
 	static struct dc_compute_profile profile;
+	char *expected = NULL, stored_only[256];
+	size_t expected_len = 0;
 	int rc;
 
 	memset(&sl, 0, sizeof(sl));
@@ -1350,6 +1352,23 @@ static int sweep(const struct dc_experiment *exp, const struct dc_options *o, co
 		sl.finish = sweep_finish;
 		sl.ctx = &sc;
 	}
+	/* the stored report, read before the points run: one written with
+	 * --only holds those sections, and --check without --only compares
+	 * them, as a single run's does (a CI trial's `--only sweep.rows`
+	 * budget moved on every run: exit 6) */
+	if (o->check && !(expected = dc_check_read_file(o->check, DC_CHECK_MAX_BYTES, &expected_len, &diag))) {
+		for (size_t i = 0; i < sc.nlogs; i++)
+			dc_nccl_log_release(&sc.logs[i]);
+		print_diag(&diag, diag.count - 1);
+		rc = exit_for(diag.status);
+		dc_diag_release(&diag);
+		return rc;
+	}
+	if (expected && !o->only && dc_check_stored_only(expected, expected_len, stored_only, sizeof(stored_only))) {
+		info.only = stored_only;
+		fprintf(stderr, "distcalc: check '%s': it holds --only %s; comparing those sections\n", o->check,
+			stored_only);
+	}
 	report = dc_sweep_run(exp, &sl, o->sweeps, o->nsweeps, o->sweep_metrics, &info, &diag);
 	for (size_t i = 0; i < sc.nlogs; i++)
 		dc_nccl_log_release(&sc.logs[i]);
@@ -1359,6 +1378,7 @@ static int sweep(const struct dc_experiment *exp, const struct dc_options *o, co
 		 * what would be valid, as an unknown --only section's does
 		 * (no synopsis: the options were read) */
 		rc = exit_for(diag.status);
+		free(expected);
 		dc_diag_release(&diag);
 		return rc;
 	}
@@ -1369,19 +1389,13 @@ static int sweep(const struct dc_experiment *exp, const struct dc_options *o, co
 	/* the chart first: a sweep with nothing to draw stops before its
 	 * rows are printed */
 	if (o->plot && (rc = plot_prepare(report, o->plot, &chart)) != EXIT_OK) {
+		free(expected);
 		dc_report_free(report);
 		dc_diag_release(&diag);
 		return rc;
 	}
 	if (o->check || o->nmaxes) {
-		char *expected = NULL;
-		size_t len = 0;
-		if (o->check && !(expected = dc_check_read_file(o->check, DC_CHECK_MAX_BYTES, &len, &diag))) {
-			print_diag(&diag, diag.count - 1);
-			rc = exit_for(diag.status);
-		} else {
-			rc = check(report, o, &ro, expected, len);
-		}
+		rc = check(report, o, &ro, expected, expected_len);
 		free(expected);
 	} else {
 		rc = emit(report, o, &ro);

@@ -483,5 +483,24 @@ tail -n 1 "$work/stop.err" | grep -q "^distcalc: error: sweep point 1 (model.hf_
 	fail "stopped sweep, catalogue: $(cat "$work/stop.err")"
 grep -q "warning: sweep point 0 (model.hf_config=" "$work/stop.err" || fail "stopped sweep: point 0's warnings: $(cat "$work/stop.err")"
 
+# a budget written with --only (the table sweep.rows, the section sweep) is
+# compared by --check without --only on those sections, as a single run's:
+# from a file and from standard input (a CI trial's budget moved, exit 6)
+for only in sweep.rows sweep; do
+	"$bin" --config "$gpus" --sweep cluster.num_nodes=1,2 --only "$only" --format json --output "$work/budget.json" 2>/dev/null ||
+		fail "budget --only $only: not written"
+	"$bin" --config "$gpus" --sweep cluster.num_nodes=1,2 --check "$work/budget.json" >/dev/null 2>"$work/chk.err"
+	rc=$?
+	[ "$rc" = 0 ] || fail "budget --only $only, --check without --only: exit $rc: $(cat "$work/chk.err")"
+	grep -q "it holds --only $only; comparing those sections" "$work/chk.err" || fail "budget --only $only: no note: $(cat "$work/chk.err")"
+	"$bin" --config "$gpus" --sweep cluster.num_nodes=1,2 --check - <"$work/budget.json" >/dev/null 2>"$work/chk.err"
+	rc=$?
+	[ "$rc" = 0 ] || fail "budget --only $only, --check - without --only: exit $rc: $(cat "$work/chk.err")"
+done
+# and a point that moves is still found
+"$bin" --config "$gpus" --sweep cluster.num_nodes=1,2 --set training.grad_accum_steps=4 --check "$work/budget.json" >/dev/null 2>&1
+rc=$?
+[ "$rc" = 6 ] || fail "budget --only sweep, a moved point: exit $rc, want 6"
+
 [ "$fails" = 0 ] && echo "ok: sweep"
 exit $((fails > 0))
