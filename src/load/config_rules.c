@@ -1930,13 +1930,14 @@ static int rule_schedule_microbatches(struct loader *l)
  * checkpoint.storage_bandwidth left its budget unmoved, silently). Each
  * row: a key or a key prefix ending in '.', and the experiments that
  * read it (checkpoint.format and .gather are read by the memory ledger
- * too, collective.ranks by the ring lab and the collectives sweep: not
- * here; .message_size and .link by the ring lab alone, which the systems
- * and ring experiments show: a trial's --set of message_size under
+ * too: not here; collective.ranks by the ring lab and the collectives
+ * sweep, none else: a CI trial's --set of it under loss and whatif went
+ * unremarked; .message_size and .link by the ring lab alone, which the
+ * systems and ring experiments show: a trial's --set of message_size under
  * --experiment collectives went unremarked). */
 static const struct {
 	const char *key;
-	const char *readers[2]; /* experiment names (--experiment) */
+	const char *readers[3]; /* experiment names (--experiment) */
 	const char *what;       /* the readers, as the warning says them */
 } one_experiment_keys[] = {
 #define WHATIF {"whatif"}, "the what-if experiment (--experiment whatif)"
@@ -1955,6 +1956,8 @@ static const struct {
 	{"collective.dtype", COLLECTIVES},
 	{"collective.min_bytes", COLLECTIVES},
 	{"collective.step_factor", COLLECTIVES},
+	{"collective.ranks", {"systems", "ring", "collectives"},
+	 "the ring lab and the collectives sweep (--experiment systems, ring, collectives)"},
 	{"collective.message_size", {"systems", "ring"}, "the ring lab (--experiment systems, ring)"},
 	{"collective.link", {"systems", "ring"}, "the ring lab (--experiment systems, ring)"},
 	/* whatif's slow_network detail prices nccl-tests' AllReduce at it */
@@ -1980,7 +1983,7 @@ static int one_experiment_row(const char *path)
 
 static int read_by(int row, const char *experiment)
 {
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 3; i++)
 		if (one_experiment_keys[row].readers[i] && strcmp(one_experiment_keys[row].readers[i], experiment) == 0)
 			return 1;
 	return 0;
@@ -3346,12 +3349,12 @@ static const struct rule rules[] = {
 	 rule_schedule_microbatches},
 	/* last: a config with errors draws no warning that a key has no
 	 * effect (rule_one_experiment_keys reads l->errors) */
-	{{"a key one experiment reads alone, given by --set to a run of another, warns (a config file's sections for other experiments draw nothing): search.* (the layout search), whatif.* and training.jitter (whatif), loss.* (loss), checkpoint.async, storage_bandwidth, staging_bandwidth, step and restore.* (checkpoint: its format and gather the memory ledger reads too), collective.op, dtype, min_bytes and step_factor (collectives), collective.max_bytes (collectives and whatif) and collective.message_size and link (the ring lab: systems and ring)",
+	{{"a key one experiment reads alone, given by --set to a run of another, warns (a config file's sections for other experiments draw nothing): search.* (the layout search), whatif.* and training.jitter (whatif), loss.* (loss), checkpoint.async, storage_bandwidth, staging_bandwidth, step and restore.* (checkpoint: its format and gather the memory ledger reads too), collective.op, dtype, min_bytes and step_factor (collectives), collective.max_bytes (collectives and whatif), collective.ranks (the ring lab and the collectives sweep: systems, ring and collectives) and collective.message_size and link (the ring lab: systems and ring)",
 	  KEYS("search.top", "search.headroom", "search.objective", "search.tp_across_nodes", "whatif.slow_network.factor",
 	       "training.jitter", "loss.token_loss", "loss.tokens.mode", "checkpoint.async", "checkpoint.storage_bandwidth",
 	       "checkpoint.staging_bandwidth", "checkpoint.step", "checkpoint.restore.tp", "collective.op", "collective.dtype",
-	       "collective.min_bytes", "collective.step_factor", "collective.max_bytes", "collective.message_size",
-	       "collective.link")},
+	       "collective.min_bytes", "collective.step_factor", "collective.max_bytes", "collective.ranks",
+	       "collective.message_size", "collective.link")},
 	 rule_one_experiment_keys},
 	{{"bf16_first_layers and bf16_last_layers act under compute fp8 (else they have no effect and warn), not with fp8_recipe delayed (Megatron-Core refuses it: megatron/core/transformer/transformer_config.py:1529-1530 at d98e8a64), together at most model.num_layers, with pp > 1 each at most the layers of the model's first (last) chunk, stage 0's chunk 0 (stage pp - 1's chunk v - 1; under dualpipev rank 0's two chunks of L / (2 pp)), since the step prices one stage for all the middle ones, and under framework megatron each at most num_layers / pp (integer division; transformer_config.py:1533-1552)",
 	  KEYS("precision.bf16_first_layers", "precision.bf16_last_layers", "precision.compute", "precision.fp8_recipe",
