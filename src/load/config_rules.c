@@ -2076,6 +2076,38 @@ static int rule_one_experiment_keys(struct loader *l)
 				     strstr(one_experiment_keys[r].what, " and ") ? "read" : "reads", g[r].n == 1 ? "it" : "them",
 				     g[r].n == 1 ? "it has" : "they have", l->opts->experiment,
 				     one_experiment_keys[r].readers[0]);
+	/* the collectives sweep prices collective.op over the network the
+	 * cluster describes (sec_collectives.c: cluster.* through net.h,
+	 * collective.*), nothing of the model, layout or training: a --set of
+	 * any other key moves none of its figures (a CI trial's --set
+	 * training.micro_batch_size there went unremarked) */
+	if (strcmp(experiment, "collectives") == 0) {
+		char names[400];
+		size_t used = 0, n = 0;
+		int first = -1;
+		names[0] = 0;
+		for (size_t k = 0; k < NKEYS; k++) {
+			const char *path = dc_cfg_keys[k].info.path;
+			if (!l->from_set[k] || !seen(l, (enum key_id)k) || dc_cfg_keys[k].kind == K_SECTION ||
+			    swept(l, path) || strncmp(path, "cluster.", 8) == 0 || strncmp(path, "collective.", 11) == 0 ||
+			    /* the layout's degrees go with a new cluster size
+			     * (parallel.dp beside cluster.num_nodes): needed to
+			     * load, said nothing of */
+			    strncmp(path, "parallel.", 9) == 0 || one_experiment_row(path) >= 0)
+				continue;
+			if (first < 0)
+				first = (int)k;
+			if (used + strlen(path) + 8 < sizeof(names))
+				used += (size_t)snprintf(names + used, sizeof(names) - used, "%s'%s'", n ? ", " : "", path);
+			n++;
+		}
+		if (n)
+			dc_cfg_warnf(l, first,
+				     "%s: the collectives sweep (--experiment collectives) reads only cluster.* and "
+				     "collective.* (the network and the sweep), so %s no effect on this run; drop the "
+				     "--set unless the config needs it to load, or run another experiment",
+				     names, n == 1 ? "it has" : "they have");
+	}
 	return 0;
 }
 
@@ -3349,7 +3381,7 @@ static const struct rule rules[] = {
 	 rule_schedule_microbatches},
 	/* last: a config with errors draws no warning that a key has no
 	 * effect (rule_one_experiment_keys reads l->errors) */
-	{{"a key one experiment reads alone, given by --set to a run of another, warns (a config file's sections for other experiments draw nothing): search.* (the layout search), whatif.* and training.jitter (whatif), loss.* (loss), checkpoint.async, storage_bandwidth, staging_bandwidth, step and restore.* (checkpoint: its format and gather the memory ledger reads too), collective.op, dtype, min_bytes and step_factor (collectives), collective.max_bytes (collectives and whatif), collective.ranks (the ring lab and the collectives sweep: systems, ring and collectives) and collective.message_size and link (the ring lab: systems and ring)",
+	{{"a key one experiment reads alone, given by --set to a run of another, warns (a config file's sections for other experiments draw nothing): search.* (the layout search), whatif.* and training.jitter (whatif), loss.* (loss), checkpoint.async, storage_bandwidth, staging_bandwidth, step and restore.* (checkpoint: its format and gather the memory ledger reads too), collective.op, dtype, min_bytes and step_factor (collectives), collective.max_bytes (collectives and whatif), collective.ranks (the ring lab and the collectives sweep: systems, ring and collectives) and collective.message_size and link (the ring lab: systems and ring); and under the collectives sweep, which reads only cluster.* and collective.*, any other key but the layout's parallel.* (which a new cluster size needs)",
 	  KEYS("search.top", "search.headroom", "search.objective", "search.tp_across_nodes", "whatif.slow_network.factor",
 	       "training.jitter", "loss.token_loss", "loss.tokens.mode", "checkpoint.async", "checkpoint.storage_bandwidth",
 	       "checkpoint.staging_bandwidth", "checkpoint.step", "checkpoint.restore.tp", "collective.op", "collective.dtype",
