@@ -1305,6 +1305,30 @@ static const char *nth_figure(const char *t, size_t k, size_t *len)
 	return t;
 }
 
+/* Whether the figure at t[i], `len` long, is a member of a list of figures
+ * (", " between them: "ranks 0, 2, 4, 6") */
+static int in_list(const char *t, size_t i, size_t len)
+{
+	if (t[i + len] == ',' && t[i + len + 1] == ' ' && figure_at(t, i + len + 2))
+		return 1;
+	return i >= 3 && t[i - 2] == ',' && t[i - 1] == ' ' && is_digit(t[i - 3]);
+}
+
+/* 1 when a figure of a list moves between a and b (the same but for their
+ * figures): a list is its members, not a range of each (a CI trial's two
+ * points' groups {0, 2, 4, 6} and {0, 4, 8, 12} read "0, 2 to 4, 4 to 8,
+ * 6 to 12", neither of them) */
+static int list_moves(const char *a, const char *b, size_t nfig)
+{
+	for (size_t k = 0; k < nfig; k++) {
+		size_t la, lb;
+		const char *fa = nth_figure(a, k, &la), *fb = nth_figure(b, k, &lb);
+		if ((la != lb || memcmp(fa, fb, la) != 0) && (in_list(a, (size_t)(fa - a), la) || in_list(b, (size_t)(fb - b), lb)))
+			return 1;
+	}
+	return 0;
+}
+
 /* Point `index` drew `text`. Returns 0, or -1 when out of memory. */
 static int point_warning_add(struct point_warnings *pw, const char *text, size_t index)
 {
@@ -1317,7 +1341,7 @@ static int point_warning_add(struct point_warnings *pw, const char *text, size_t
 	 * (two such texts of one point stay two warnings) */
 	for (size_t i = 0; i < pw->n && !w; i++)
 		if (pw->w[i].npoints && pw->w[i].points[pw->w[i].npoints - 1] != index &&
-		    same_but_figures(pw->w[i].text, text, &nfig))
+		    same_but_figures(pw->w[i].text, text, &nfig) && !list_moves(pw->w[i].text, text, nfig))
 			w = &pw->w[i];
 	if (!w) {
 		if (pw->n == pw->alloc) {

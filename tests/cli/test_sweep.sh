@@ -502,5 +502,13 @@ done
 rc=$?
 [ "$rc" = 6 ] || fail "budget --only sweep, a moved point: exit $rc, want 6"
 
+# a list of figures is no range: the two points' TP groups (dp first: ranks
+# 0, 2, 4, 6 on 2 nodes of 4 GPUs, 0, 4, 8, 12 on 4) are two warnings, not
+# "0, 2 to 4, 4 to 8, 6 to 12" (a CI trial)
+"$bin" --config "$gpus" --sweep cluster.num_nodes=1,2,4 --set parallel.order=dp-tp-pp --format csv >/dev/null 2>"$work/list.err"
+grep -q "sweep point 1 (cluster.num_nodes=2): .*(group 0: ranks 0, 2, 4, 6)" "$work/list.err" || fail "list: point 1: $(cat "$work/list.err")"
+grep -q "sweep point 2 (cluster.num_nodes=4): .*(group 0: ranks 0, 4, 8, 12)" "$work/list.err" || fail "list: point 2: $(cat "$work/list.err")"
+grep -q "ranks 0, 2 to 4" "$work/list.err" && fail "list: merged into ranges: $(cat "$work/list.err")"
+
 [ "$fails" = 0 ] && echo "ok: sweep"
 exit $((fails > 0))
