@@ -902,6 +902,81 @@ START_TEST(test_leaf_crossing_groups_found_everywhere)
 }
 END_TEST
 
+/* The least node bandwidth of the lattice family f + i a + j b (i < na,
+ * j < nb) whose groups span NVLink domains and cross a leaf, by brute
+ * force over every f: a block start (a multiple of b nb) plus r < b with
+ * (r / a) mod na = 0 */
+static double leaf_lattice_min(const struct dc_plan *p, uint64_t a, uint64_t na, uint64_t b, uint64_t nb)
+{
+	double best = 1e300;
+	for (uint64_t base = 0; base < p->world; base += b * nb)
+		for (uint64_t r = 0; r < b; r++) {
+			struct dc_net_group g;
+			if ((r / a) % na != 0)
+				continue;
+			dc_net_group_lattice(&p->net, base + r, a, na, b, nb, &g);
+			if (g.nodes > 1 && g.cross_leaf && dc_net_node_bw(&p->net, &g) < best)
+				best = dc_net_node_bw(&p->net, &g);
+		}
+	return best;
+}
+
+START_TEST(test_leaf_crossing_lattices_found_everywhere)
+{
+	/* The dp x cp lattice (pp between cp and dp in the order: not one
+	 * progression) behind an oversubscribed spine: where a lattice of the
+	 * family that spans NVLink domains and crosses a leaf is slower than
+	 * the one priced, the priced one crosses a leaf too, against every
+	 * lattice by brute force, on 2 to 16 nodes of 1, 2 or 4 GPUs, NVLink
+	 * domains of a node or 8 GPUs, every leaf size, cp 2, tp 1-2, pp 2-3,
+	 * ep 1 (the lattices were priced at the domain rule alone before) */
+	static const unsigned gpns[] = {1, 2, 4}, doms[] = {0, 8};
+	struct dc_config c;
+	struct dc_plan p;
+	uint64_t checked = 0, crossing = 0;
+	for (size_t gi = 0; gi < 3; gi++)
+		for (size_t di = 0; di < 2; di++)
+			for (unsigned nodes = 2; nodes <= 16; nodes++)
+				for (unsigned npl = 1; npl < nodes; npl++)
+					for (unsigned tp = 1; tp <= 2; tp++)
+						for (unsigned pp = 2; pp <= 3; pp++) {
+		unsigned gpn = gpns[gi], dom = doms[di], world = nodes * gpn, cp = 2;
+		uint64_t a, b, na, nb;
+		double best;
+		char domj[48] = "";
+		if ((dom && (dom % gpn || dom <= gpn)) || world % (tp * pp * cp) || tp > gpn)
+			continue;
+		if (dom)
+			snprintf(domj, sizeof(domj), ", \"nvlink_domain\": %u", dom);
+		fixture_json(&c,
+			     "{\"model\": {\"num_layers\": 24, \"hidden_size\": 1024, \"num_attention_heads\": 16,"
+			     " \"vocab_size\": 1024, \"seq_length\": 128},"
+			     " \"cluster\": {\"num_nodes\": %u, \"gpus_per_node\": %u, \"gpu_memory\": \"80 GiB\"%s,"
+			     " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"50 GB/s\"},"
+			     " \"nodes_per_leaf\": %u, \"oversubscription\": 4},"
+			     " \"parallel\": {\"tp\": %u, \"cp\": %u, \"dp\": %u, \"pp\": %u, \"order\": \"tp-cp-ep-pp-dp\"},"
+			     " \"training\": {\"micro_batch_size\": 1, \"grad_accum_steps\": 4}}",
+			     nodes, gpn, domj, npl, tp, cp, world / (tp * pp * cp), pp);
+		fixture_plan(&c, &p);
+		a = p.topo.stride[DC_AXIS_CP];
+		na = cp;
+		b = p.topo.stride[DC_AXIS_DP];
+		nb = p.topo.degree[DC_AXIS_DP];
+		if (nb < 2 || a * na == b)
+			continue;
+		best = leaf_lattice_min(&p, a, na, b, nb);
+		crossing += best < 1e300;
+		ck_assert_msg(p.group[DC_GROUP_DP_CP].net.cross_leaf ||
+				      dc_net_node_bw(&p.net, &p.group[DC_GROUP_DP_CP].net) <= best * (1 + 1e-12),
+			      "dp x cp: %g above a crossing lattice's %g (nodes %u gpn %u dom %u leaf %u tp %u pp %u)",
+			      dc_net_node_bw(&p.net, &p.group[DC_GROUP_DP_CP].net), best, nodes, gpn, dom, npl, tp, pp);
+		checked++;
+						}
+	ck_assert_uint_gt(checked, 500);
+	ck_assert_uint_gt(crossing, 100);
+}
+END_TEST
+
 /* The loop dc_plan_stage_dense_layers replaces: chunks stage + k pp. */
 static uint64_t dense_loop(uint64_t L, uint64_t pp, uint64_t v, uint64_t limit, uint64_t stage)
 {
@@ -1598,6 +1673,7 @@ int main(void)
 	tcase_add_test(tc, test_explicit_params);
 	tcase_add_test(tc, test_leaf_crossing_group_priced);
 	tcase_add_test(tc, test_leaf_crossing_groups_found_everywhere);
+	tcase_add_test(tc, test_leaf_crossing_lattices_found_everywhere);
 	tcase_add_test(tc, test_dense_layers_closed_form);
 	tcase_add_test(tc, test_moe_interval_brute_force);
 	tcase_add_test(tc, test_moe_interval_rules);

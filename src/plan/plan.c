@@ -652,13 +652,40 @@ static enum dc_link_choice lattice_link(const struct dc_topology *t, uint64_t s1
 	return lattice_first(t, &l, &first);
 }
 
+/* The lattice family's offsets r in [lo, hi] (r < b) whose coordinate
+ * on the finer axis is 0, (r / a) mod na = 0: the least (end 0) or the
+ * greatest (end 1), or UINT64_MAX when none lies there */
+static uint64_t lattice_offset(const struct lattice *l, uint64_t lo, uint64_t hi, int end)
+{
+	uint64_t q, r;
+	if (lo > hi)
+		return UINT64_MAX;
+	if (end) {
+		q = hi / l->a;
+		r = q % l->na == 0 ? hi : (q - q % l->na) * l->a + l->a - 1;
+		return r >= lo && r <= hi ? r : UINT64_MAX;
+	}
+	q = lo / l->a;
+	r = q % l->na == 0 ? lo : (q + l->na - q % l->na) * l->a;
+	return r >= lo && r <= hi ? r : UINT64_MAX;
+}
+
 /* The network shape of the two axes' group (dc_net_group_lattice), with
- * its neighbours on the wire */
+ * its neighbours on the wire; behind an oversubscribed spine the lattice
+ * of the family that crosses a leaf switch with the lowest node
+ * bandwidth, where that is lower, as family_pick for a progression (the
+ * dp x cp and HSDP lattices were left at the domain rule before: a
+ * review). The family's groups are f + i a + j b at f = block start + r,
+ * blocks of b nb ranks, r < b with (r / a) mod na = 0, each spanning
+ * L = (nb - 1) b + (na - 1) a past f inside its block: a boundary x ranks
+ * into a block is crossed by those of r in [max(0, x - L), min(x, b) - 1],
+ * whose two ends in the family each boundary of the walk offers. */
 static void lattice_net(const struct dc_plan *p, uint64_t s1, uint64_t n1, uint64_t s2, uint64_t n2,
 			struct dc_net_group *out)
 {
 	struct lattice l;
-	uint64_t size, first, line;
+	uint64_t size, first, line, block, leaf = 0, n, span;
+	double bw;
 	lattice_of(s1, n1, s2, n2, &l);
 	line = lattice_line(&l, &size);
 	if (line) {
@@ -667,6 +694,26 @@ static void lattice_net(const struct dc_plan *p, uint64_t s1, uint64_t n1, uint6
 	}
 	lattice_first(&p->topo, &l, &first);
 	dc_net_group_lattice(&p->net, first, l.a, l.na, l.b, l.nb, out);
+	if (dc_mul_u64(l.b, l.nb, &block) || !(n = leaf_walk(p, block, &leaf)))
+		return;
+	span = (l.nb - 1) * l.b + (l.na - 1) * l.a; /* below block: no overflow */
+	bw = dc_net_node_bw(&p->net, out);
+	for (uint64_t k = 1; k <= n; k++)
+		for (int end = 0; end < 2; end++) {
+			uint64_t b = k * leaf, x = b % block, r;
+			struct dc_net_group c;
+			double cb;
+			if (x == 0)
+				continue;
+			r = lattice_offset(&l, x > span ? x - span : 0, (x < l.b ? x : l.b) - 1, end);
+			if (r == UINT64_MAX)
+				continue;
+			dc_net_group_lattice(&p->net, b - x + r, l.a, l.na, l.b, l.nb, &c);
+			if (c.cross_leaf && c.nodes > 1 && (cb = dc_net_node_bw(&p->net, &c)) < bw) {
+				*out = c;
+				bw = cb;
+			}
+		}
 }
 
 /* Megatron-Core: unfolded (etp = tp, ep dividing dp, cp 1 where ep > 1),
