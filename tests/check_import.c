@@ -1551,7 +1551,10 @@ START_TEST(deepspeed_bf16_optimizer)
 	} cases[] = {
 		{"\"bf16\": {\"enabled\": true}, \"zero_optimization\": {\"stage\": 0}", 1, "\"zero1\""},
 		{"\"bf16\": {\"enabled\": true}", 1, "\"zero1\""},
-		{"\"bf16\": {}", 1, "\"zero1\""},
+		/* no "enabled": off, DeepSpeed's default (BFLOAT16_ENABLED_DEFAULT
+		 * False, runtime/constants.py; a trial's {} was priced as bf16),
+		 * FP32 as "enabled": false, with a warning */
+		{"\"bf16\": {}", 0, "\"none\""},
 		{"\"bf16\": {\"enabled\": true}, \"data_types\": {\"grad_accum_dtype\": \"torch.float32\"}", 1,
 		 "\"zero1\""},
 		{"\"bf16\": {\"enabled\": true}, \"zero_optimization\": {\"stage\": 1}, \"data_types\": "
@@ -1569,7 +1572,9 @@ START_TEST(deepspeed_bf16_optimizer)
 		snprintf(json, sizeof(json), "{\"train_micro_batch_size_per_gpu\": 1, %s}", cases[i].rest);
 		ck_assert_msg(parse(DC_IMPORT_DEEPSPEED, json) == 0, "%s: %s", json, diag.count ? diag.entries[0].text : "");
 		ck_assert_str_eq(get("parallel.sharding"), cases[i].sharding);
-		ck_assert_str_eq(get("precision.grad_bytes"), cases[i].bf16_opt || strstr(json, "false") ? "4" : "(unset)");
+		ck_assert_str_eq(get("precision.grad_bytes"),
+				 cases[i].bf16_opt || strstr(json, "false") || strstr(json, "{}") ? "4" : "(unset)");
+		ck_assert_uint_eq(warnings_with("DeepSpeed reads the section as off"), strstr(json, "{}") != NULL);
 		ck_assert_uint_eq(warnings_with("DeepSpeed runs its BF16_Optimizer"), (size_t)cases[i].bf16_opt);
 	}
 	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1, \"bf16\": {\"enabled\": true}}"), 0);

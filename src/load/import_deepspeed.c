@@ -239,8 +239,18 @@ static int enabled(struct dctx *d, const cJSON *root, const char *section)
 		return -1;
 	}
 	e = cJSON_GetObjectItemCaseSensitive(s, "enabled");
-	if (!e)
-		return 1; /* DeepSpeed: a present section is on unless "enabled": false */
+	if (!e) {
+		/* DeepSpeed reads a section without "enabled" as off: its
+		 * get_bfloat16_enabled / get_fp16_enabled / the AMP reader take
+		 * get_scalar_param(section, "enabled", *_ENABLED_DEFAULT), each
+		 * default False (runtime/constants.py, runtime/config.py); a
+		 * trial's {"bf16": {}} was priced as mixed precision where
+		 * DeepSpeed trains FP32. Said, as a reader may mean it on */
+		warn(d, section, "no \"enabled\" in '%s': DeepSpeed reads the section as off (its default, False), so "
+				 "this run is priced without it; give \"enabled\": true to turn it on",
+		     section);
+		return 0;
+	}
 	if (cJSON_IsString(e) && strcmp(e->valuestring, "auto") == 0) {
 		err(d, "enabled", "\"auto\" in '%s' is filled in by the Hugging Face Trainer; give true or false", section);
 		return -1;
@@ -634,12 +644,13 @@ static int bf16_optimizer_runs(struct dctx *d, const cJSON *root)
 		else if (st)
 			d->stage = (int)st->valuedouble;
 	}
-	/* bf16 on (a present section is on unless "enabled": false), fp16 not */
+	/* bf16 on ("enabled": true; a section without it is off, DeepSpeed's
+	 * default), fp16 not */
 	e = cJSON_IsObject(bf) ? cJSON_GetObjectItemCaseSensitive(bf, "enabled") : NULL;
-	if (!cJSON_IsObject(bf) || (e && !cJSON_IsTrue(e)))
+	if (!cJSON_IsObject(bf) || !cJSON_IsTrue(e))
 		return 0;
 	e = cJSON_IsObject(fp) ? cJSON_GetObjectItemCaseSensitive(fp, "enabled") : NULL;
-	if (fp && (!cJSON_IsObject(fp) || !e || !cJSON_IsFalse(e)))
+	if (fp && (!cJSON_IsObject(fp) || (e && !cJSON_IsFalse(e))))
 		return 0;
 	fp32_acc = cJSON_IsString(acc) && listed(dtype_names[0], acc->valuestring);
 	if (d->stage == 0)
