@@ -201,6 +201,12 @@ START_TEST(megatron_defaults)
 	ck_assert_str_eq(get("model.position_embeddings"), "(unset)");
 	ck_assert_str_eq(get("parallel.sharding"), "\"zero1\"");
 	ck_assert_str_eq(get("precision.preset"), "\"megatron\"");
+	/* --group-query-attention alone: --num-query-groups' default, 1
+	 * (arguments.py), multi-query, with a warning (a trial's was priced
+	 * as multi-head) */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--num-layers 2 --position-embedding-type rope --group-query-attention"), 0);
+	ck_assert_str_eq(get("model.num_kv_heads"), "1");
+	ck_assert_uint_eq(warnings_with("Megatron-LM's default is 1 group"), 1);
 }
 END_TEST
 

@@ -942,7 +942,17 @@ static void map_model(struct mctx *m)
 	 * --group-query-attention (arguments.py) */
 	if (G(A_GQA) && G(A_GROUPS))
 		count(m, A_GROUPS, "model.num_kv_heads");
-	else if (G(A_GROUPS))
+	else if (G(A_GQA)) {
+		/* --num-query-groups defaults to 1 (arguments.py: type=int,
+		 * default=1), which core_transformer_config_from_args passes
+		 * under --group-query-attention: one key/value group, multi-query
+		 * (a trial's flag alone was priced as multi-head) */
+		dc_import_set_u64(m->imp, "model.num_kv_heads", 1, "--group-query-attention without --num-query-groups",
+				  L(A_GQA), m->name, m->diag);
+		warn(m, L(A_GQA),
+		     "'--group-query-attention' without '--num-query-groups': Megatron-LM's default is 1 group, so the model is "
+		     "multi-query (model.num_kv_heads 1); give --num-query-groups if more were meant");
+	} else if (G(A_GROUPS))
 		warn(m, L(A_GROUPS), "'--num-query-groups': ignored without --group-query-attention, as Megatron-LM does");
 	/* norms and biases */
 	if (G(A_NORM)) {
