@@ -2043,6 +2043,39 @@ START_TEST(config_text)
 	ck_assert_int_eq(dc_import_config(&imp, "in/ds.json", base, strlen(base), "dir/base.json", &out, &diag), 0);
 	ck_assert_str_eq(out.data, want);
 	dc_buf_release(&out);
+	{
+		/* the base's files against its folder, then against the folder
+		 * the config is emitted to (a trial's --emit-config --output
+		 * sub/x.json named sub/models/..., read as sub/sub/models/...;
+		 * its topology file was never rebased): by hand, dir/models/x.json
+		 * from out/deep/ is ../../dir/models/x.json, dir/t.txt from dir/
+		 * t.txt, and an absolute path stays */
+		static const char base2[] = "{\"model\": {\"hf_config\": \"models/x.json\", \"seq_length\": 8},"
+					    " \"cluster\": {\"num_nodes\": 2, \"gpus_per_node\": 8, \"topology_file\": \"t.txt\"}}";
+		static const char base3[] = "{\"model\": {\"hf_config\": \"/abs/x.json\", \"seq_length\": 8},"
+					    " \"cluster\": {\"num_nodes\": 2, \"gpus_per_node\": 8, \"topology_file\": \"./t.txt\"}}";
+		static const struct {
+			const char *base, *dir, *hf, *topo;
+		} cases[] = {
+			{base2, NULL, "\"hf_config\": \"dir/models/x.json\"", "\"topology_file\": \"dir/t.txt\""},
+			{base2, "out/deep/", "\"hf_config\": \"../../dir/models/x.json\"",
+			 "\"topology_file\": \"../../dir/t.txt\""},
+			{base2, "dir/", "\"hf_config\": \"models/x.json\"", "\"topology_file\": \"t.txt\""},
+			{base2, "./dir/models/", "\"hf_config\": \"x.json\"", "\"topology_file\": \"../t.txt\""},
+			{base3, "out/", "\"hf_config\": \"/abs/x.json\"", "\"topology_file\": \"../dir/t.txt\""},
+			/* a folder past a "..": the path from here */
+			{base2, "../up/", "\"hf_config\": \"dir/models/x.json\"", "\"topology_file\": \"dir/t.txt\""},
+		};
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			dc_buf_init(&out);
+			ck_assert_int_eq(dc_import_config_in(&imp, "in/ds.json", cases[i].base, strlen(cases[i].base),
+							     "dir/base.json", cases[i].dir, &out, &diag),
+					 0);
+			ck_assert_msg(strstr(out.data, cases[i].hf) && strstr(out.data, cases[i].topo), "case %zu: %s", i,
+				      out.data);
+			dc_buf_release(&out);
+		}
+	}
 }
 END_TEST
 

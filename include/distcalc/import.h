@@ -124,4 +124,11 @@ int dc_import_finish(struct dc_import *imp, const char *name, struct dc_diag *di
 int dc_import_config(const struct dc_import *imp, const char *import_name, const char *base, size_t base_len,
 		     const char *base_name, struct dc_buf *out, struct dc_diag *diag);
 
+/* As dc_import_config, the files the base config names (model.hf_config,
+ * cluster.topology_file: read against its folder) written relative to
+ * the folder `out_dir` (relative to the current directory) where the
+ * config is emitted to a file, or to the current directory (NULL) */
+int dc_import_config_in(const struct dc_import *imp, const char *import_name, const char *base, size_t base_len,
+			const char *base_name, const char *out_dir, struct dc_buf *out, struct dc_diag *diag);
+
 #endif

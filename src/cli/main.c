@@ -1474,6 +1474,14 @@ static int cluster_refused(const struct dc_diag *d)
 	return 0;
 }
 
+/* --emit-config --output DIR/FILE: the imported config with the files it
+ * names relative to DIR (import_config), written instead of the text
+ * loaded, whose paths are read from the current directory */
+static struct {
+	char *text;
+	size_t len;
+} emit_rebased;
+
 /* --from-*: reads the framework file and the base config (--config, or the
  * built-in default), and writes the equivalent distcalc config into *text
  * (owned) and its name into *name (owned). Returns an exit code after
@@ -1483,7 +1491,7 @@ static int import_config(const struct dc_options *o, struct dc_import *imp, char
 {
 	struct dc_diag d;
 	struct dc_buf out;
-	char *base = NULL;
+	char *base = NULL, *out_dir = NULL;
 	size_t base_len = 0;
 	int rc = EXIT_OK;
 	const char *base_name = o->config ? o->config : "configs/systems.json";
@@ -1630,11 +1638,34 @@ static int import_config(const struct dc_options *o, struct dc_import *imp, char
 			goto done;
 		}
 	}
+	/* --emit-config to a file in another folder: the base's files named
+	 * from there (a trial's sub/x.json read sub/sub/models/...) */
+	if (o->emit_config && o->output && strcmp(o->output, "-") != 0 && strrchr(o->output, '/') &&
+	    !(out_dir = dc_strndup(o->output, (size_t)(strrchr(o->output, '/') - o->output) + 1))) {
+		fprintf(stderr, "distcalc: error: out of memory\n");
+		rc = EXIT_INTERNAL;
+		goto done;
+	}
 	if (dc_import_config(imp, o->import, base ? base : dc_default_config, base ? base_len : dc_default_config_len,
 			     base_name, &out, &d) != 0) {
 		print_diag(&d, 0);
 		rc = exit_for(d.status);
 		goto done;
+	}
+	if (out_dir) {
+		/* the text loaded reads the files from here; the one written,
+		 * from its own folder */
+		struct dc_buf e;
+		dc_buf_init(&e);
+		if (dc_import_config_in(imp, o->import, base ? base : dc_default_config,
+					base ? base_len : dc_default_config_len, base_name, out_dir, &e, &d) != 0) {
+			dc_buf_release(&e);
+			print_diag(&d, 0);
+			rc = exit_for(d.status);
+			goto done;
+		}
+		emit_rebased.len = e.len;
+		emit_rebased.text = e.data;
 	}
 	*name = dc_asprintf("%s (as imported)", o->import);
 	if (!*name) {
@@ -1646,6 +1677,7 @@ static int import_config(const struct dc_options *o, struct dc_import *imp, char
 	*text = out.data;
 	out.data = NULL;
 done:
+	free(out_dir);
 	free(base);
 	dc_buf_release(&out);
 	dc_diag_release(&d);
@@ -1862,7 +1894,8 @@ int main(int argc, char **argv)
 			/* the config is written only once the output is known not to
 			 * be a file the config names (cluster.topology_file, ...) */
 			if ((rc = outputs_not_config_inputs(&o, &cfg)) == EXIT_OK)
-				rc = emit_text(imported, imported_len, o.output);
+				rc = emit_rebased.text ? emit_text(emit_rebased.text, emit_rebased.len, o.output)
+						       : emit_text(imported, imported_len, o.output);
 			goto done;
 		}
 	} else {
@@ -1987,6 +2020,8 @@ done:
 	stdin_config.text = NULL;
 	free(imported);
 	free(imported_name);
+	free(emit_rebased.text);
+	emit_rebased.text = NULL;
 	dc_import_release(&imp);
 	free(expected);
 	dc_report_free(report);

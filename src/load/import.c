@@ -482,8 +482,93 @@ static int has_section(const struct dc_import *imp, const char *section)
 	return 0;
 }
 
+/* The components of a relative path, "." and empty ones dropped, into
+ * c[] (at most max); -1 when it holds "..", is absolute or too long */
+static int path_parts(const char *path, const char **c, size_t *len, size_t max)
+{
+	size_t n = 0;
+	if (path[0] == '/')
+		return -1;
+	for (const char *p = path; *p;) {
+		size_t l = strcspn(p, "/");
+		if (l == 2 && p[0] == '.' && p[1] == '.')
+			return -1;
+		if (l && !(l == 1 && p[0] == '.')) {
+			if (n == max)
+				return -1;
+			c[n] = p;
+			len[n++] = l;
+		}
+		p += l + (p[l] == '/');
+	}
+	return (int)n;
+}
+
+/* `path`, relative to the current directory, as a path relative to the
+ * folder `dir` (also relative to it): a new string, NULL when out of
+ * memory; `path` itself (copied) where either holds ".." or is absolute */
+static char *path_from(const char *dir, const char *path)
+{
+	const char *dc[64], *pc[64];
+	size_t dl[64], pl[64], common = 0;
+	int nd = path_parts(dir, dc, dl, 64), np = path_parts(path, pc, pl, 64);
+	struct dc_buf b;
+	if (nd < 0 || np < 1)
+		return dc_strdup(path);
+	while (common < (size_t)nd && common + 1 < (size_t)np && dl[common] == pl[common] &&
+	       memcmp(dc[common], pc[common], dl[common]) == 0)
+		common++;
+	dc_buf_init(&b);
+	for (size_t i = common; i < (size_t)nd; i++)
+		dc_buf_add(&b, "../", 3);
+	for (size_t i = common; i < (size_t)np; i++) {
+		dc_buf_add(&b, pc[i], pl[i]);
+		if (i + 1 < (size_t)np)
+			dc_buf_add(&b, "/", 1);
+	}
+	dc_buf_add(&b, "", 1);
+	if (b.failed) {
+		dc_buf_release(&b);
+		return NULL;
+	}
+	return b.data;
+}
+
+/* A file path the config names (model.hf_config, cluster.topology_file),
+ * read against the base config's folder: against the current directory
+ * (the folder of `base_name` before it), then against `out_dir` where the
+ * emitted config goes to a file there. A catalogue name and an absolute
+ * path stay. Returns 0, -1 when out of memory. */
+static int rebase_path(cJSON *item, const char *base_name, const char *out_dir, int catalogue)
+{
+	char *p, *q;
+	if (!cJSON_IsString(item) || (catalogue && dc_catalogue_is_name(item->valuestring)) ||
+	    item->valuestring[0] == '/')
+		return 0;
+	p = strrchr(base_name, '/')
+		    ? dc_asprintf("%.*s/%s", (int)(strrchr(base_name, '/') - base_name), base_name, item->valuestring)
+		    : dc_strdup(item->valuestring);
+	if (!p)
+		return -1;
+	q = out_dir ? path_from(out_dir, p) : p;
+	if (q != p)
+		free(p);
+	if (!q || !cJSON_SetValuestring(item, q)) {
+		free(q);
+		return -1;
+	}
+	free(q);
+	return 0;
+}
+
 int dc_import_config(const struct dc_import *imp, const char *import_name, const char *base, size_t base_len,
 		     const char *base_name, struct dc_buf *out, struct dc_diag *diag)
+{
+	return dc_import_config_in(imp, import_name, base, base_len, base_name, NULL, out, diag);
+}
+
+int dc_import_config_in(const struct dc_import *imp, const char *import_name, const char *base, size_t base_len,
+			const char *base_name, const char *out_dir, struct dc_buf *out, struct dc_diag *diag)
 {
 	static const char *const order[] = {"model", "cluster", "parallel", "training", "precision", "overlap", NULL};
 	cJSON *broot, *root = NULL, *cluster;
@@ -525,18 +610,11 @@ int dc_import_config(const struct dc_import *imp, const char *import_name, const
 				cJSON_Delete(copy);
 				goto oom;
 			}
+			/* relative to the base's folder, as the loader reads it
+			 * there (and to the emitted file's, out_dir) */
 			hf = cJSON_GetObjectItemCaseSensitive(copy, "hf_config");
-			if (cJSON_IsString(hf) && !dc_catalogue_is_name(hf->valuestring) && hf->valuestring[0] != '/' &&
-			    strrchr(base_name, '/')) {
-				/* relative to the base's folder, as the loader reads it there */
-				char *p = dc_asprintf("%.*s/%s", (int)(strrchr(base_name, '/') - base_name), base_name,
-						      hf->valuestring);
-				if (!p || !cJSON_SetValuestring(hf, p)) {
-					free(p);
-					goto oom;
-				}
-				free(p);
-			}
+			if (rebase_path(hf, base_name, out_dir, 1) != 0)
+				goto oom;
 			continue;
 		}
 		if (strcmp(order[s], "cluster") == 0) {
@@ -545,6 +623,10 @@ int dc_import_config(const struct dc_import *imp, const char *import_name, const
 				cJSON_Delete(copy);
 				goto oom;
 			}
+			/* the base's topology file likewise (a trial's import of a
+			 * config in another folder read it from the current one) */
+			if (rebase_path(cJSON_GetObjectItemCaseSensitive(copy, "topology_file"), base_name, out_dir, 0) != 0)
+				goto oom;
 			/* a --set of a cluster key replaces the base's */
 			for (size_t i = 0; i < imp->nkeys; i++)
 				if (strncmp(imp->keys[i].path, "cluster.", 8) == 0 && add_key(root, &imp->keys[i]) != 0)
