@@ -155,6 +155,46 @@ START_TEST(megatron_vocab_padding)
 }
 END_TEST
 
+/* What Megatron-LM derives from the pp and tp it runs, derived again on a
+ * --set of them: the chunks of --num-layers-per-virtual-pipeline-stage
+ * (arguments.py:957-975 at d98e8a64: 80 layers, n 5: 80 / 4 / 5 = 4 at
+ * pp 4, 80 / 2 / 5 = 8 at pp 2, 80 / 3 no whole number: refused), and
+ * --sequence-parallel, off at tp 1 (a trial's --set parallel.tp=1 was
+ * refused, its pp 2 kept 4 chunks of 10 layers) */
+START_TEST(megatron_set_rederives)
+{
+	static const char script[] = "--num-layers 80 --pipeline-model-parallel-size 4 --tensor-model-parallel-size 8 "
+				     "--num-layers-per-virtual-pipeline-stage 5 --sequence-parallel --bf16 "
+				     "--position-embedding-type rope";
+	static const struct {
+		const char *set;
+		int rc;
+		const char *vp;
+	} cases[] = {{NULL, 0, "4"}, {"parallel.pp=2", 0, "8"}, {"parallel.pp=8", 0, "2"}, {"parallel.pp=3", -1, NULL}};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, script), 0);
+		if (cases[i].set)
+			ck_assert_int_eq(dc_import_override(&imp, cases[i].set, &diag), 0);
+		ck_assert_int_eq(dc_import_finish(&imp, "t", &diag), cases[i].rc);
+		if (cases[i].vp)
+			ck_assert_str_eq(get("parallel.virtual_pipeline"), cases[i].vp);
+	}
+	/* a --set of the chunks stands */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, script), 0);
+	ck_assert_int_eq(dc_import_override(&imp, "parallel.virtual_pipeline=5", &diag), 0);
+	ck_assert_int_eq(dc_import_override(&imp, "parallel.pp=2", &diag), 0);
+	ck_assert_int_eq(dc_import_finish(&imp, "t", &diag), 0);
+	ck_assert_str_eq(get("parallel.virtual_pipeline"), "5");
+	/* sequence parallelism off at a --set tp of 1, with a warning */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, script), 0);
+	ck_assert_str_eq(get("parallel.sequence_parallel"), "true");
+	ck_assert_int_eq(dc_import_override(&imp, "parallel.tp=1", &diag), 0);
+	ck_assert_int_eq(dc_import_finish(&imp, "t", &diag), 0);
+	ck_assert_str_eq(get("parallel.sequence_parallel"), "(unset)");
+	ck_assert_uint_eq(warnings_with("off at the --set tensor-model-parallel-size 1"), 1);
+}
+END_TEST
+
 /* arguments.py: ffn_hidden_size defaults to 4h, or with --swiglu to
  * int((4h * 2 / 3) / 64) * 64 */
 START_TEST(megatron_ffn_default)
@@ -2088,6 +2128,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, megatron_vocab_padding);
 	tcase_add_test(tc, megatron_ffn_default);
+	tcase_add_test(tc, megatron_set_rederives);
 	tcase_add_test(tc, megatron_recompute_methods);
 	tcase_add_test(tc, megatron_recompute_refusals);
 	tcase_add_test(tc, megatron_fp16_gradients);

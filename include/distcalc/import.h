@@ -54,6 +54,14 @@ struct dc_import {
 	 * the tp it runs (a --set of model.vocab_size stands) */
 	unsigned long long vocab_raw, vocab_div, vocab_tp;
 	unsigned vocab_line;
+	/* Megatron: --num-layers-per-virtual-pipeline-stage vpp_per_chunk on
+	 * this line (0: not), of vpp_layers (the layers, plus the embedding
+	 * and loss where the split accounts for them) at the script's pp,
+	 * vpp_pp; dc_import_finish derives the chunks again on the pp the
+	 * --set overrides leave, as Megatron-LM derives them on the pp it
+	 * runs (a --set of parallel.virtual_pipeline stands) */
+	unsigned long long vpp_per_chunk, vpp_layers, vpp_pp;
+	unsigned vpp_line;
 	/* Megatron: torchrun's --nnodes and --nproc_per_node, when both are
 	 * plain numbers (0: not given, or not a number: an elastic "1:4", a
 	 * variable left unexpanded), and the line of the later; main.c holds

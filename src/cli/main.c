@@ -1872,6 +1872,23 @@ int main(int argc, char **argv)
 								  imp.vocab_tp));
 					break;
 				}
+		/* the chunks Megatron derives from the layers per virtual
+		 * stage, likewise: a --set of pp derives them again, a sweep's
+		 * points keep the script's */
+		if (imported && imp.vpp_line)
+			for (size_t i = 0; i < o.nsweeps; i++)
+				if (strncmp(o.sweeps[i], "parallel.pp=", 12) == 0) {
+					early_warning(&early,
+						      dc_asprintf("'--sweep': parallel.pp: every point keeps the script's "
+								  "%llu model chunks a rank (%s line %u: "
+								  "--num-layers-per-virtual-pipeline-stage %llu at pp %llu); "
+								  "a single run's --set parallel.pp derives them again on its "
+								  "pp, as Megatron-LM does (docs/importers.md); run a point so, "
+								  "or --sweep parallel.virtual_pipeline with it",
+								  imp.vpp_layers / imp.vpp_pp / imp.vpp_per_chunk, o.import,
+								  imp.vpp_line, imp.vpp_per_chunk, imp.vpp_pp));
+					break;
+				}
 		rc = sweep(exp, &o, imported, imported_len, imported_name, &early);
 		goto done;
 	}

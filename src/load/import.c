@@ -98,11 +98,64 @@ static int vocab_finish(struct dc_import *imp, unsigned long long tp)
 int dc_import_finish(struct dc_import *imp, const char *name, struct dc_diag *diag)
 {
 	const char *tp = dc_import_get(imp, "parallel.tp");
+	unsigned long long tpn = tp ? strtoull(tp, NULL, 10) : 1;
 	char at[600];
-	if (vocab_finish(imp, tp ? strtoull(tp, NULL, 10) : 1) != 0) {
+	if (vocab_finish(imp, tpn) != 0) {
 		dc_diag_error(diag, DC_ERR_INTERNAL, "%s: error: out of memory", name);
 		return -1;
 	}
+	/* --num-layers-per-virtual-pipeline-stage at a --set pp: the chunks
+	 * a rank derived again, (layers) / pp / n, as Megatron-LM derives
+	 * them (arguments.py:957-975 at d98e8a64; a trial's pp 4 -> 2 kept 4
+	 * chunks of 10 layers where Megatron runs 8 of 5), or refused where
+	 * they are no whole number, as it asserts */
+	if (imp->vpp_line) {
+		const char *pps = dc_import_get(imp, "parallel.pp");
+		unsigned long long pp = pps ? strtoull(pps, NULL, 10) : 1;
+		for (size_t i = 0; pp && pp != imp->vpp_pp && i < imp->nkeys; i++) {
+			struct dc_import_key *k = &imp->keys[i];
+			char t[32], *j;
+			if (strcmp(k->path, "parallel.virtual_pipeline") != 0 || k->line != imp->vpp_line || !k->json)
+				continue; /* a --set gave it (line 0): it stands */
+			if (imp->vpp_layers % pp != 0 || imp->vpp_layers / pp % imp->vpp_per_chunk != 0) {
+				dc_diag_error(diag, DC_ERR_CONFIG,
+					      "%s: error: '--num-layers-per-virtual-pipeline-stage': %llu must divide %llu "
+					      "layers / the --set pipeline-model-parallel-size %llu, a whole number, as Megatron-LM "
+					      "asserts (megatron/training/arguments.py:968-973 at d98e8a64); --set "
+					      "parallel.virtual_pipeline too, or another pp",
+					      dc_import_where(at, sizeof(at), name, imp->vpp_line), imp->vpp_per_chunk,
+					      imp->vpp_layers, pp);
+				return -1;
+			}
+			snprintf(t, sizeof(t), "%llu", imp->vpp_layers / pp / imp->vpp_per_chunk);
+			if (!(j = dc_strdup(t))) {
+				dc_diag_error(diag, DC_ERR_INTERNAL, "%s: error: out of memory", name);
+				return -1;
+			}
+			free(k->json);
+			k->json = j;
+			snprintf(k->from, sizeof(k->from), "%s",
+				 "--num-layers-per-virtual-pipeline-stage, on the --set pp");
+		}
+	}
+	/* the script's --sequence-parallel at a --set tp of 1: off, as
+	 * Megatron-LM turns it off at tensor-model-parallel-size 1 (a trial's
+	 * --set parallel.tp=1 was refused: "needs parallel.tp > 1") */
+	if (imp->format == DC_IMPORT_MEGATRON && tpn == 1)
+		for (size_t i = 0; i < imp->nkeys; i++) {
+			const struct dc_import_key *k = &imp->keys[i];
+			unsigned line = k->line;
+			if (strcmp(k->path, "parallel.sequence_parallel") != 0 || !k->json || strcmp(k->json, "true") != 0 ||
+			    !line)
+				continue;
+			if (dc_import_unset(imp, "parallel.sequence_parallel", diag) != 0)
+				return -1;
+			dc_diag_warn(diag,
+				     "%s: '--sequence-parallel': off at the --set tensor-model-parallel-size 1, as Megatron-LM "
+				     "turns it off",
+				     dc_import_where(at, sizeof(at), name, line));
+			break;
+		}
 	if (!imp->sp_at_tp1_line)
 		return 0;
 	if (tp && strtoull(tp, NULL, 10) > 1) {

@@ -1176,8 +1176,13 @@ static void map_parallel(struct mctx *m)
 			    "(megatron/training/arguments.py:968-973 at d98e8a64)",
 			    n, layers, extra == 2 ? " + 1 + 1, the embedding and the loss" : extra ? " + 1, the embedding or the loss" : "",
 			    pp);
-		else
+		else {
 			set_u64(m, "parallel.virtual_pipeline", (layers + extra) / pp / n, A_VPP_LAYERS);
+			m->imp->vpp_per_chunk = n;
+			m->imp->vpp_layers = layers + extra;
+			m->imp->vpp_pp = pp;
+			m->imp->vpp_line = L(A_VPP_LAYERS);
+		}
 	}
 	/* --no-overlap-p2p-communication (arguments.py:3118-3120 at
 	 * d98e8a64; overlap_p2p_comm is on by default): with a virtual
