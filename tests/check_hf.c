@@ -193,12 +193,11 @@ START_TEST(test_max_positions)
 	ck_assert_uint_eq(max_positions_of(", \"max_position_embeddings\": 131072, \"rope_scaling\": {\"factor\": 32.0, "
 					   "\"original_max_position_embeddings\": 8192, \"rope_type\": \"llama3\"}"),
 			  131072);
-	/* linear scaling states the extended length too (Gemma 3's 8 x), in
-	 * the older "type" key as well */
-	ck_assert_uint_eq(max_positions_of(", \"max_position_embeddings\": 131072, \"rope_scaling\": {\"factor\": 8.0, "
-					   "\"rope_type\": \"linear\"}"),
-			  131072);
-	ck_assert_uint_eq(max_positions_of(", \"max_position_embeddings\": 16384, \"rope_scaling\": {\"factor\": 8.0, "
+	/* a linear scaling beside the original length extends it
+	 * (lmsys/vicuna-7b-v1.5-16k: 4096 x 4 = 16384, in the older "type"
+	 * key; a review's case, which warned when linear was read as stating
+	 * the extended length) */
+	ck_assert_uint_eq(max_positions_of(", \"max_position_embeddings\": 4096, \"rope_scaling\": {\"factor\": 4.0, "
 					   "\"type\": \"linear\"}"),
 			  16384);
 	/* DeepSeek-V3's YaRN: 40 x 4096 is the 163840 it states */
@@ -921,13 +920,13 @@ START_TEST(test_errors)
 	 * 32 layers x 3hf with h = f = 2^40 is 3 x 2^85 parameters */
 	expect_hf_error("{\"model_type\": \"llama\", \"hidden_size\": 1099511627776, \"intermediate_size\": 1099511627776, \"num_attention_heads\": 1, \"num_hidden_layers\": 32}",
 			DC_ERR_CONFIG,
-			"%s: error: the parameter count of this shape overflows 64 bits (read as model.hidden_size 1099511627776, model.ffn_hidden_size 1099511627776, model.vocab_size 32000, model.num_layers 32); check hidden_size, intermediate_size, vocab_size and num_hidden_layers");
+			"%s: error: the parameter count of this shape overflows 64 bits (read as model.hidden_size 1099511627776, model.ffn_hidden_size 1099511627776, model.vocab_size 32000, model.num_layers 32, model.head_dim 1099511627776); check hidden_size, intermediate_size, vocab_size and num_hidden_layers");
 	/* h = f = 2^22, 32 layers, vocab 32000, untied, one head: by hand,
 	 * 32 (4h^2 + 3hf + 2h) + 2 x 32000 h + h = 7 x 2^49 + 2^28 + 268,435,456,000
 	 * + 4,194,304 = 3,940,918,382,034,944 parameters; x 16 bytes > 2^53 */
 	expect_hf_error("{\"model_type\": \"llama\", \"hidden_size\": 4194304, \"intermediate_size\": 4194304, \"num_attention_heads\": 1, \"num_hidden_layers\": 32}",
 			DC_ERR_CONFIG,
-			"%s: error: 3940918382034944 parameters x 16 bytes of model state per parameter must be below 2^53 bytes (read as model.hidden_size 4194304, model.ffn_hidden_size 4194304, model.vocab_size 32000, model.num_layers 32); check hidden_size, intermediate_size, vocab_size and num_hidden_layers");
+			"%s: error: 3940918382034944 parameters x 16 bytes of model state per parameter must be below 2^53 bytes (read as model.hidden_size 4194304, model.ffn_hidden_size 4194304, model.vocab_size 32000, model.num_layers 32, model.head_dim 4194304); check hidden_size, intermediate_size, vocab_size and num_hidden_layers");
 	/* the size out of range shows among the sizes read, not a plain
 	 * hidden_size blamed (a trial's 67,108,864 layers): Llama, h 4096, f
 	 * 11008, vocab 32000 untied, one head: 67,108,864 x (4h^2 + 3hf + 2h =
@@ -935,9 +934,9 @@ START_TEST(test_errors)
 	 * + 4,096 = 13,581,717,644,251,136, x 16 bytes past 2^53 */
 	expect_hf_error("{\"model_type\": \"llama\", \"hidden_size\": 4096, \"intermediate_size\": 11008, \"num_attention_heads\": 1, \"num_hidden_layers\": 67108864}",
 			DC_ERR_CONFIG,
-			"%s: error: 13581717644251136 parameters x 16 bytes of model state per parameter must be below 2^53 bytes (read as model.hidden_size 4096, model.ffn_hidden_size 11008, model.vocab_size 32000, model.num_layers 67108864); check hidden_size, intermediate_size, vocab_size and num_hidden_layers");
+			"%s: error: 13581717644251136 parameters x 16 bytes of model state per parameter must be below 2^53 bytes (read as model.hidden_size 4096, model.ffn_hidden_size 11008, model.vocab_size 32000, model.num_layers 67108864, model.head_dim 4096); check hidden_size, intermediate_size, vocab_size and num_hidden_layers");
 	expect_hf_error("{\"model_type\": \"gpt2\", \"n_embd\": 1099511627776, \"n_head\": 1, \"n_layer\": 12}", DC_ERR_CONFIG,
-			"%s: error: the parameter count of this shape overflows 64 bits (read as model.hidden_size 1099511627776, model.ffn_hidden_size 4398046511104, model.vocab_size 50257, model.num_layers 12); check n_embd, n_inner, vocab_size and n_layer");
+			"%s: error: the parameter count of this shape overflows 64 bits (read as model.hidden_size 1099511627776, model.ffn_hidden_size 4398046511104, model.vocab_size 50257, model.num_layers 12, model.head_dim 1099511627776); check n_embd, n_inner, vocab_size and n_layer");
 	expect_hf_error("[1, 2]", DC_ERR_CONFIG, "%s: error: a Hugging Face config is a JSON object");
 	/* the loader's limits hold for the model file too */
 	expect_hf_error("", DC_ERR_CONFIG, "%s: error: the file is empty; a config is a JSON object");

@@ -420,7 +420,7 @@ static int rule_positions(struct loader *l)
 		       (unsigned long long)m->position_embeddings);
 	else if (m->position_embeddings == 0 && m->hf_max_positions > 0 && m->seq_length > m->hf_max_positions)
 		dc_cfg_warnf(l, KEY_MODEL_SEQ_LENGTH,
-		      "'model.seq_length': %llu tokens are longer than the %llu positions %s sets the model up for (max_position_embeddings, or its class's default where the file leaves it out, or a YaRN rope_scaling's factor times the original length where longer): it is priced as given, but the model was not built for that context; check the length or the model",
+		      "'model.seq_length': %llu tokens are longer than the %llu positions %s sets the model up for (max_position_embeddings, or its class's default where the file leaves it out, or rope_scaling's factor times the original length where longer, but for a llama3 scaling's): it is priced as given, but the model was not built for that context; check the length or the model",
 		      (unsigned long long)m->seq_length, (unsigned long long)m->hf_max_positions,
 		      m->hf_config[0] ? m->hf_config : "its Hugging Face config");
 	return 0;
@@ -2076,38 +2076,6 @@ static int rule_one_experiment_keys(struct loader *l)
 				     strstr(one_experiment_keys[r].what, " and ") ? "read" : "reads", g[r].n == 1 ? "it" : "them",
 				     g[r].n == 1 ? "it has" : "they have", l->opts->experiment,
 				     one_experiment_keys[r].readers[0]);
-	/* the collectives sweep prices collective.op over the network the
-	 * cluster describes (sec_collectives.c: cluster.* through net.h,
-	 * collective.*), nothing of the model, layout or training: a --set of
-	 * any other key moves none of its figures (a CI trial's --set
-	 * training.micro_batch_size there went unremarked) */
-	if (strcmp(experiment, "collectives") == 0) {
-		char names[400];
-		size_t used = 0, n = 0;
-		int first = -1;
-		names[0] = 0;
-		for (size_t k = 0; k < NKEYS; k++) {
-			const char *path = dc_cfg_keys[k].info.path;
-			if (!l->from_set[k] || !seen(l, (enum key_id)k) || dc_cfg_keys[k].kind == K_SECTION ||
-			    swept(l, path) || strncmp(path, "cluster.", 8) == 0 || strncmp(path, "collective.", 11) == 0 ||
-			    /* the layout's degrees go with a new cluster size
-			     * (parallel.dp beside cluster.num_nodes): needed to
-			     * load, said nothing of */
-			    strncmp(path, "parallel.", 9) == 0 || one_experiment_row(path) >= 0)
-				continue;
-			if (first < 0)
-				first = (int)k;
-			if (used + strlen(path) + 8 < sizeof(names))
-				used += (size_t)snprintf(names + used, sizeof(names) - used, "%s'%s'", n ? ", " : "", path);
-			n++;
-		}
-		if (n)
-			dc_cfg_warnf(l, first,
-				     "%s: the collectives sweep (--experiment collectives) reads only cluster.* and "
-				     "collective.* (the network and the sweep), so %s no effect on this run; drop the "
-				     "--set unless the config needs it to load, or run another experiment",
-				     names, n == 1 ? "it has" : "they have");
-	}
 	return 0;
 }
 
@@ -3381,7 +3349,7 @@ static const struct rule rules[] = {
 	 rule_schedule_microbatches},
 	/* last: a config with errors draws no warning that a key has no
 	 * effect (rule_one_experiment_keys reads l->errors) */
-	{{"a key one experiment reads alone, given by --set to a run of another, warns (a config file's sections for other experiments draw nothing): search.* (the layout search), whatif.* and training.jitter (whatif), loss.* (loss), checkpoint.async, storage_bandwidth, staging_bandwidth, step and restore.* (checkpoint: its format and gather the memory ledger reads too), collective.op, dtype, min_bytes and step_factor (collectives), collective.max_bytes (collectives and whatif), collective.ranks (the ring lab and the collectives sweep: systems, ring and collectives) and collective.message_size and link (the ring lab: systems and ring); and under the collectives sweep, which reads only cluster.* and collective.*, any other key but the layout's parallel.* (which a new cluster size needs)",
+	{{"a key one experiment reads alone, given by --set to a run of another, warns (a config file's sections for other experiments draw nothing): search.* (the layout search), whatif.* and training.jitter (whatif), loss.* (loss), checkpoint.async, storage_bandwidth, staging_bandwidth, step and restore.* (checkpoint: its format and gather the memory ledger reads too), collective.op, dtype, min_bytes and step_factor (collectives), collective.max_bytes (collectives and whatif), collective.ranks (the ring lab and the collectives sweep: systems, ring and collectives) and collective.message_size and link (the ring lab: systems and ring); and under the collectives sweep, which reads only cluster.* and collective.*, any other key but the layout's parallel.* and the model's (which a new cluster size or a --model may need to load) and one another warning names",
 	  KEYS("search.top", "search.headroom", "search.objective", "search.tp_across_nodes", "whatif.slow_network.factor",
 	       "training.jitter", "loss.token_loss", "loss.tokens.mode", "checkpoint.async", "checkpoint.storage_bandwidth",
 	       "checkpoint.staging_bandwidth", "checkpoint.step", "checkpoint.restore.tp", "collective.op", "collective.dtype",
@@ -3401,11 +3369,57 @@ static const struct rule rules[] = {
 #define NRULES (sizeof(rules) / sizeof(rules[0]))
 
 /* Returns 0, or -1 when a rule ended the walk. */
+/* The collectives sweep prices collective.op over the network the
+ * cluster describes (sec_collectives.c: cluster.* through net.h,
+ * collective.*), nothing of the model, layout or training: a --set of
+ * another key moves none of its figures (a CI trial's --set
+ * training.micro_batch_size there went unremarked). Left out: the
+ * layout's parallel.* and the model's keys, which a new cluster size or a
+ * --model may need to load (parallel.dp beside cluster.num_nodes,
+ * model.seq_length), and a key another warning already names (its own
+ * "no effect" one: a review found them said twice). After every rule. */
+static void collectives_unread(struct loader *l)
+{
+	char names[400];
+	size_t used = 0, n = 0, listed = 0;
+	int first = -1;
+	if (!l->opts || !l->opts->experiment || l->errors || !l->opts->noverrides ||
+	    strcmp(run_experiment(l), "collectives") != 0)
+		return;
+	names[0] = 0;
+	for (size_t k = 0; k < NKEYS; k++) {
+		const char *path = dc_cfg_keys[k].info.path;
+		int named = 0;
+		if (!l->from_set[k] || !seen(l, (enum key_id)k) || dc_cfg_keys[k].kind == K_SECTION || swept(l, path) ||
+		    strncmp(path, "cluster.", 8) == 0 || strncmp(path, "collective.", 11) == 0 ||
+		    strncmp(path, "parallel.", 9) == 0 || strncmp(path, "model.", 6) == 0 || one_experiment_row(path) >= 0)
+			continue;
+		for (size_t i = 0; i < l->diag->count && !named; i++)
+			named = l->diag->entries[i].key && strcmp(l->diag->entries[i].key, path) == 0;
+		if (named)
+			continue;
+		if (first < 0)
+			first = (int)k;
+		if (used + strlen(path) + 16 < sizeof(names)) {
+			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s'%s'", n ? ", " : "", path);
+			listed++;
+		}
+		n++;
+	}
+	if (n)
+		dc_cfg_warnf(l, first,
+			     "%s%s: the collectives sweep (--experiment collectives) reads only cluster.* and "
+			     "collective.* (the network and the sweep), so %s no effect on this run; drop the "
+			     "--set unless the config needs it to load, or run another experiment",
+			     names, listed < n ? ", ..." : "", n == 1 ? "it has" : "they have");
+}
+
 static int check_rules(struct loader *l)
 {
 	for (size_t i = 0; i < NRULES; i++)
 		if (rules[i].check(l) != 0)
 			return -1;
+	collectives_unread(l);
 	return 0;
 }
 
@@ -3653,14 +3667,24 @@ static void hf_size_error(struct loader *l, const char *what)
 {
 	const struct dc_model *m = &l->cfg->model;
 	const char *list = dc_hf_size_keys(m->family);
-	char experts[128] = "";
+	char experts[256] = "";
+	size_t u = 0;
 	if (!list)
 		list = "hidden_size";
 	/* the sizes as read, in distcalc's names: the one out of range shows
-	 * (a trial's 67,108,864 layers were blamed on a plain hidden_size) */
+	 * (a trial's 67,108,864 layers were blamed on a plain hidden_size);
+	 * a head_dim or a shared expert the file gives too (a review's 2^40
+	 * head_dim showed none of them) */
+	if (m->head_dim)
+		u += (size_t)snprintf(experts + u, sizeof(experts) - u, ", model.head_dim %llu",
+				      (unsigned long long)m->head_dim);
 	if (m->num_experts)
-		snprintf(experts, sizeof(experts), ", model.num_experts %llu, model.moe_ffn_hidden_size %llu",
-			 (unsigned long long)m->num_experts, (unsigned long long)m->moe_ffn_hidden_size);
+		u += (size_t)snprintf(experts + u, sizeof(experts) - u,
+				      ", model.num_experts %llu, model.moe_ffn_hidden_size %llu",
+				      (unsigned long long)m->num_experts, (unsigned long long)m->moe_ffn_hidden_size);
+	if (m->shared_expert_ffn_hidden_size && u < sizeof(experts))
+		snprintf(experts + u, sizeof(experts) - u, ", model.shared_expert_ffn_hidden_size %llu",
+			 (unsigned long long)m->shared_expert_ffn_hidden_size);
 	l->errors++;
 	dc_diag_add_key(l->diag, DC_SEV_ERROR, DC_ERR_CONFIG, l->opts && l->opts->model_file ? NULL : "model.hf_config",
 			"%s: error: %s (read as model.hidden_size %llu, model.ffn_hidden_size %llu, "

@@ -1342,7 +1342,7 @@ static void unknown_override(struct loader *l, const char *opt, const char *path
 	 * drew no suggestion) */
 	if (tl != strlen(path) && tl > 0 && tl < sizeof(prefix)) {
 		snprintf(prefix, sizeof(prefix), "%.*s", (int)tl, t);
-		if (dc_cfg_find_key(prefix) >= 0)
+		if (dc_cfg_find_key(prefix) >= 0 && dc_cfg_keys[dc_cfg_find_key(prefix)].kind != K_SECTION)
 			s = dc_cfg_keys[dc_cfg_find_key(prefix)].info.path;
 	}
 	l->errors++;

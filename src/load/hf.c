@@ -1072,15 +1072,18 @@ static void check_unread(struct hf *r, const char *family)
 
 /* The longest context a rotary model is set up for: max_position_embeddings
  * (the family's class default where the file leaves it out and released
- * files do: Gemma 3's 131072), or, where a YaRN or dynamic rope_scaling
- * gives a factor, the factor times its original_max_position_embeddings
- * (else times max_position_embeddings) when that is longer: DeepSeek-V3
- * and gpt-oss state the extended length (163840 = 40 x 4096; 131072 = 32 x
- * 4096), Qwen's YaRN setups keep the original one beside the factor
- * (40960 with 4 x 32768). A "llama3" or "linear" scaling's file states the
- * extended length itself (transformers' rope types: Llama 3.1 131072 with
- * factor 8 of 8192, Llama 3.2 131072 with factor 32 of 8192, Gemma 3
- * 131072 with a linear factor 8), so the factor extends nothing there.
+ * files do: Gemma 3's 131072, already the extended length), or, where
+ * rope_scaling gives a factor, the factor times its
+ * original_max_position_embeddings (else times max_position_embeddings)
+ * when that is longer: DeepSeek-V3 and gpt-oss state the extended length
+ * (163840 = 40 x 4096; 131072 = 32 x 4096), Qwen's YaRN setups keep the
+ * original one beside the factor (40960 with 4 x 32768), and so do linear
+ * ones (lmsys/vicuna-7b-v1.5-16k: 4096 with a linear factor 4, 16384). A
+ * "llama3" scaling's file states the extended length itself (Llama 3.1
+ * 131072 with factor 8 of 8192, Llama 3.2 131072 with factor 32 of 8192),
+ * so the factor extends nothing there. Gemma 3 stating its 131072 beside a
+ * linear 8 reads 1,048,576: a linear file says not which it gives (a
+ * review's Vicuna warned at 16384 when linear was read as extended).
  * rope_scaling's type is "rope_type" or the older "type"; transformers v5
  * names the object rope_parameters (per layer kind in Gemma's: its
  * full_attention entry's). It holds no weights and only a warning reads
@@ -1107,7 +1110,7 @@ static uint64_t max_positions(struct hf *r)
 		t = cJSON_GetObjectItemCaseSensitive(rs, "rope_type");
 		if (!t)
 			t = cJSON_GetObjectItemCaseSensitive(rs, "type");
-		if (t && cJSON_IsString(t) && (strcmp(t->valuestring, "llama3") == 0 || strcmp(t->valuestring, "linear") == 0))
+		if (t && cJSON_IsString(t) && strcmp(t->valuestring, "llama3") == 0)
 			f = NULL;
 		if (f && cJSON_IsNumber(f) && isfinite(f->valuedouble) && f->valuedouble > 1) {
 			double base = o && cJSON_IsNumber(o) && isfinite(o->valuedouble) && o->valuedouble >= 1

@@ -1134,10 +1134,11 @@ double dc_published_mfu_bound(const struct dc_plan *p, const char **row)
 	const struct dc_gpu_spec *sp;
 	/* Blackwell (B200, GB200): no measured run of it is among the rows
 	 * the model is checked against, and its in-situ factor is Hopper's
-	 * (docs/compute-model.md, "Parameters"): the highest of any GPU's
-	 * rows, the same lines, hold it (a trial's search ranked Llama-3-70B
-	 * on GB200 NVL72 first at 0.625 without a word, where an H100 at
-	 * 0.4945 warns) */
+	 * (docs/compute-model.md, "Parameters"): Hopper's lines, of the
+	 * newest GPU it is checked on, hold it (a trial's search ranked
+	 * Llama-3-70B on GB200 NVL72 first at 0.625 without a word, where an
+	 * H100 at 0.4945 warns; the A100 rows of Korthikanti et al. reach
+	 * 0.56, on an older GPU at other levels) */
 	int blackwell = g == DC_GPU_B200_SXM_180GB || g == DC_GPU_GB200;
 	if (g != DC_GPU_H100_SXM5_80GB && g != DC_GPU_H800_SXM5_80GB && g != DC_GPU_H200_SXM_141GB &&
 	    g != DC_GPU_GH200_96GB && !blackwell)
@@ -1149,16 +1150,16 @@ double dc_published_mfu_bound(const struct dc_plan *p, const char **row)
 	if (!sp || p->in->compute_profile || p->in->cluster.peak_flops != sp->peak_flops)
 		return 0;
 	if (blackwell && p->in->precision.compute == DC_COMPUTE_BF16) {
-		*row = "BF16 runs the step model is checked against on any GPU (the Megatron-LM README's 16B row, "
-		       "489.1 TFLOP/s an H100): no Blackwell run is among them, and Blackwell's in-situ factor is "
-		       "Hopper's, so no measured run holds a step above it";
+		*row = "BF16 runs on Hopper, the newest GPU the step model is checked against (the Megatron-LM "
+		       "README's 16B row, 489.1 TFLOP/s an H100): no Blackwell run is among the rows, and Blackwell's "
+		       "in-situ factor is Hopper's, so none holds a step above it";
 		return GH100_BEST_PUBLISHED_BF16_MFU;
 	}
 	if (blackwell && p->in->precision.compute == DC_COMPUTE_FP8 &&
 	    p->in->cluster.peak_flops_fp8 == sp->peak_flops_fp8) {
-		*row = "FP8 runs the step model is checked against on any GPU (its one: torchtitan's Llama 3 8B on "
-		       "8 H100, compiled, torchao's row-wise FP8): no Blackwell run is among them, and Blackwell's "
-		       "in-situ factor is Hopper's, so no measured run holds a step above it";
+		*row = "FP8 runs the step model is checked against (its one: torchtitan's Llama 3 8B on 8 H100, "
+		       "compiled, torchao's row-wise FP8): no Blackwell run is among the rows, and Blackwell's "
+		       "in-situ factor is Hopper's, so none holds a step above it";
 		return GH100_BEST_PUBLISHED_FP8_MFU;
 	}
 	if (p->in->precision.compute == DC_COMPUTE_BF16) {

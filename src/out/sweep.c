@@ -73,7 +73,8 @@ size_t dc_sweep_axis_check(const char *text, char *err, size_t errlen)
 		char bare[128];
 		/* blanks around the key: the key without them, as --set says */
 		snprintf(bare, sizeof(bare), "%.*s", (int)tl, t);
-		if (tl && tl != strlen(path) && dc_config_key_find(bare))
+		if (tl && tl != strlen(path) && dc_config_key_find(bare) &&
+		    strcmp(dc_config_key_find(bare)->kind, "section") != 0)
 			near = dc_config_key_find(bare)->path;
 		if (near)
 			snprintf(err, errlen, "unknown config key '%s'; did you mean '%s'?", path, near);
