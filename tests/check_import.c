@@ -1686,6 +1686,23 @@ START_TEST(deepspeed_duplicates)
 	/* a second object after the first is refused, not dropped */
 	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1}\n{\"bf16\": {}}\n"), -1);
 	ck_assert_str_eq(diag.entries[0].text, "t:2: error: text after the config's JSON object: remove it");
+	/* a key named in several objects is placed in its own (a trial's
+	 * bf16 "enabled" was named at fp16's line 5, offload_param's ratio at
+	 * offload_optimizer's line) */
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1,\n\"fp16\": {\n\"enabled\": false\n},\n"
+						    "\"bf16\": {\n\"enabled\": \"auto\"\n}}"),
+			 -1);
+	ck_assert_str_eq(diag.entries[0].text, "t:6: error: 'enabled': \"auto\" in 'bf16' is filled in by the Hugging Face "
+					       "Trainer; give true or false");
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1,\n\"fp16\": {\n\"enabled\": false,\n"
+						    "\"loss_scale\": 0\n},\n\"bf16\": {\n\"enabled\": true,\n\"loss_scale\": 0\n}}"),
+			 -1);
+	ck_assert(strncmp(diag.entries[0].text, "t:8: error: 'loss_scale': in bf16:", 34) == 0);
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1,\n\"zero_optimization\": {\"stage\": 3,\n"
+						    "\"offload_optimizer\": {\"device\": \"cpu\",\n\"ratio\": 1.0},\n"
+						    "\"offload_param\": {\"device\": \"cpu\",\n\"ratio\": 0.5}}}"),
+			 -1);
+	ck_assert(strncmp(diag.entries[0].text, "t:6: error: 'ratio': not an offload_param key", 45) == 0);
 }
 END_TEST
 

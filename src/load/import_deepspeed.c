@@ -27,18 +27,37 @@ struct dctx {
 	 * -1 when it is no stage; bf16_opt: DeepSpeed runs its BF16_Optimizer
 	 * (bf16_optimizer_runs) */
 	int stage, bf16_opt;
+	/* the object a message's key sits in ("bf16", "offload_param"), NULL
+	 * at the top: line_of looks past its own key first (a trial's
+	 * bf16's "enabled" was named at fp16's line) */
+	const char *within;
 };
 
-/* The line of the first "key" in the text: JSON's messages name it. */
+/* The line of the first "key" in the text (past the first "within" key
+ * where d->within is set): JSON's messages name it. */
 static unsigned line_of(const struct dctx *d, const char *key)
 {
-	char pat[80];
-	const char *p;
+	char pat[80], sec[80];
+	const char *p, *from = d->buf;
 	unsigned line = 1;
-	int n = snprintf(pat, sizeof(pat), "\"%s\"", key);
+	int n = snprintf(pat, sizeof(pat), "\"%s\"", key), ns;
 	if (n <= 0 || (size_t)n >= sizeof(pat))
 		return 0;
-	for (p = d->buf; p + n <= d->buf + d->len; p++) {
+	if (d->within && (ns = snprintf(sec, sizeof(sec), "\"%s\"", d->within)) > 0 && (size_t)ns < sizeof(sec))
+		for (p = d->buf; p + ns <= d->buf + d->len; p++) {
+			const char *q = p + ns;
+			if (memcmp(p, sec, (size_t)ns) != 0)
+				continue;
+			while (q < d->buf + d->len && strchr(" \t\r\n", *q))
+				q++;
+			if (q < d->buf + d->len && *q == ':') {
+				from = q;
+				break;
+			}
+		}
+	for (p = d->buf; p < from; p++)
+		line += *p == '\n';
+	for (p = from; p + n <= d->buf + d->len; p++) {
 		if (*p == '\n')
 			line++;
 		else if (memcmp(p, pat, (size_t)n) == 0)
@@ -252,11 +271,15 @@ static int enabled(struct dctx *d, const cJSON *root, const char *section)
 		return 0;
 	}
 	if (cJSON_IsString(e) && strcmp(e->valuestring, "auto") == 0) {
+		d->within = section;
 		err(d, "enabled", "\"auto\" in '%s' is filled in by the Hugging Face Trainer; give true or false", section);
+		d->within = NULL;
 		return -1;
 	}
 	if (!cJSON_IsBool(e)) {
+		d->within = section;
 		err(d, "enabled", "in '%s': expected true or false", section);
+		d->within = NULL;
 		return -1;
 	}
 	return cJSON_IsTrue(e) ? 1 : 0;
@@ -299,6 +322,7 @@ static int offload(struct dctx *d, const cJSON *zero, const char *key, unsigned 
 		int opt = strcmp(key, "offload_optimizer") == 0;
 		const cJSON *c;
 		int bad = 0;
+		d->within = key; /* its members' lines past its own */
 		cJSON_ArrayForEach(c, o) {
 			/* ratio and super_offload are "Only valid with ZeRO Stage
 			 * 3" (offload_config.py:99-103): below it they change
@@ -337,6 +361,7 @@ static int offload(struct dctx *d, const cJSON *zero, const char *key, unsigned 
 				bad = 1;
 			}
 		}
+		d->within = NULL;
 		if (bad)
 			return -1;
 	}
@@ -557,6 +582,7 @@ static void precision_keys(struct dctx *d, const cJSON *root, const char *on)
 	const cJSON *c, *dt = cJSON_GetObjectItemCaseSensitive(root, "data_types");
 	for (int i = 0; i < 2; i++) {
 		const cJSON *s = cJSON_GetObjectItemCaseSensitive(root, sections[i]);
+		d->within = NULL;
 		if (!cJSON_IsObject(s))
 			continue;
 		cJSON_ArrayForEach(c, s) {
@@ -566,6 +592,7 @@ static void precision_keys(struct dctx *d, const cJSON *root, const char *on)
 						 strcmp(c->string, "bf16_master_weights_and_grads") == 0 ||
 						 strcmp(c->string, "bf16_optimizer_states") == 0))
 				continue;
+			d->within = sections[i];
 			err(d, c->string, "in %s: %s", sections[i],
 			    strcmp(c->string, "fp16_master_weights_and_grads") == 0 ||
 				    strcmp(c->string, "bf16_master_weights_and_grads") == 0 ||
@@ -576,6 +603,7 @@ static void precision_keys(struct dctx *d, const cJSON *root, const char *on)
 				      "both)");
 		}
 	}
+	d->within = NULL;
 	if (!dt)
 		return;
 	if (!cJSON_IsObject(dt)) {
