@@ -1390,6 +1390,22 @@ START_TEST(megatron_prefix_assignment)
 	ck_assert_str_eq(get("parallel.tp"), "2");
 	ck_assert_str_eq(get("parallel.cp"), "1");
 	ck_assert_uint_eq(diag.count, 0);
+	/* single quotes keep '$TP' from bash: Megatron's argparse (type=int)
+	 * gets the text and refuses it, and so does the import (a trial's
+	 * '$TP' was read as TP's 2); double quotes expand it, and a value
+	 * single-quoted in an assignment stays text too */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "TP=2\ntorchrun pretrain_gpt.py --bf16 --position-embedding-type rope "
+						   "--tensor-model-parallel-size '$TP'\n"),
+			 -1);
+	ck_assert_ptr_nonnull(strstr(diag.entries[0].text, "expected a whole number from 1, got '$TP'"));
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "TP=2\ntorchrun pretrain_gpt.py --bf16 --position-embedding-type rope "
+						   "--tensor-model-parallel-size \"$TP\"\n"),
+			 0);
+	ck_assert_str_eq(get("parallel.tp"), "2");
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "CP=2\nTP='$CP'\ntorchrun pretrain_gpt.py --bf16 --position-embedding-type "
+						   "rope --tensor-model-parallel-size $TP\n"),
+			 -1);
+	ck_assert_ptr_nonnull(strstr(diag.entries[0].text, "got '$CP'"));
 }
 END_TEST
 

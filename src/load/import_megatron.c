@@ -50,6 +50,9 @@ struct word {
 	/* cut came from a '\\' before trailing blanks, not a comment: the
 	 * '\\' escapes a space, and the line's end ends the command */
 	unsigned char cut_bs;
+	/* every '$' of the word stood inside single quotes: bash passes it as
+	 * written, no variable (a trial's '$TP' was read as TP's value) */
+	unsigned char literal;
 };
 
 #define MAX_BLOCKS 64
@@ -66,6 +69,8 @@ struct words {
 	 * or a branch's commands (up to ';;', ';&' or ';;&') */
 	unsigned char case_at[MAX_BLOCKS];
 	size_t depth;
+	/* the '$'s the word being read took inside single quotes (lex) */
+	size_t sq_dollars;
 };
 
 enum case_state { CS_NONE, CS_SUBJECT, CS_IN, CS_PATTERN, CS_BODY };
@@ -109,6 +114,7 @@ static int push(struct words *ws, const char *s, size_t n, unsigned line, int se
 	ws->w[ws->n].block = NULL;
 	ws->w[ws->n].cut = 0;
 	ws->w[ws->n].cut_bs = 0;
+	ws->w[ws->n].literal = 0;
 	if (ws->depth) {
 		size_t top = (ws->depth < MAX_BLOCKS ? ws->depth : MAX_BLOCKS) - 1;
 		ws->w[ws->n].cond = ws->open[top];
@@ -145,12 +151,15 @@ static int shell_keyword(struct words *ws, const char *w, unsigned line)
  * white space in it. */
 static int end_word(struct words *ws, struct dc_buf *cur, unsigned line, int quoted, int sep)
 {
-	size_t first = ws->n;
+	size_t first = ws->n, dollars = 0, sq = ws->sq_dollars;
 	int rc = 0;
+	ws->sq_dollars = 0;
 	if (cur->failed)
 		return -1;
 	if (!cur->len && !quoted)
 		return 0;
+	for (size_t i = 0; i < cur->len; i++)
+		dollars += cur->data[i] == '$';
 	if (!quoted) {
 		rc = push(ws, cur->data, cur->len, line, sep, 0);
 	} else {
@@ -169,6 +178,9 @@ static int end_word(struct words *ws, struct dc_buf *cur, unsigned line, int quo
 				rc = push(ws, cur->data + s, i - s, l, ws->n == first ? sep : 0, ws->n > first);
 		}
 	}
+	if (sq && sq == dollars)
+		for (size_t i = first; i < ws->n; i++)
+			ws->w[i].literal = 1;
 	cur->len = 0;
 	if (cur->data)
 		cur->data[0] = '\0';
@@ -215,6 +227,7 @@ static int lex(const char *buf, size_t len, const char *name, struct words *ws, 
 				quote = 0;
 			else
 				dc_buf_putc(&cur, c);
+			ws->sq_dollars += c == '$';
 			line += c == '\n';
 			continue;
 		}
@@ -437,7 +450,10 @@ static int resolve(const struct words *ws, size_t at, const char *v, char *out, 
 	size_t n;
 	int has_def = 0;
 
-	if (!strchr(v, '$')) {
+	/* no '$', or only the ones single quotes kept from bash (v is that
+	 * word's text, or an assignment's value in it): as written */
+	if (!strchr(v, '$') ||
+	    (ws->w[at].literal && v >= ws->w[at].text && v < ws->w[at].text + strlen(ws->w[at].text))) {
 		if (strlen(v) >= MAX_VALUE)
 			return -1;
 		snprintf(out, MAX_VALUE, "%s", v);
@@ -748,6 +764,8 @@ static void err(struct mctx *m, unsigned line, const char *fmt, ...) __attribute
 static const char *launch_value(const struct words *ws, size_t at, const char *v)
 {
 	for (int depth = 0; v && v[0] == '$' && depth < 4; depth++) {
+		if (ws->w[at].literal)
+			return NULL; /* '$N' in single quotes: no number */
 		char var[64];
 		const char *p = v + 1;
 		size_t n, nl;
