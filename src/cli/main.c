@@ -192,6 +192,15 @@ static void early_warning(struct dc_diag *early, char *text)
 	free(text);
 }
 
+/* whether a --sweep axis opens with `prefix` ("parallel.tp=", "cluster.") */
+static int sweeps_key(const struct dc_options *o, const char *prefix)
+{
+	for (size_t i = 0; i < o->nsweeps; i++)
+		if (strncmp(o->sweeps[i], prefix, strlen(prefix)) == 0)
+			return 1;
+	return 0;
+}
+
 /* a --calibrate-compute profile that says it was not measured: a heap
  * text for early_warning (NULL out of memory) */
 static char *synthetic_profile(const char *path)
@@ -1861,10 +1870,7 @@ int main(int argc, char **argv)
 	if (o.nsweeps) {
 		/* the script's GPUs against the config's cluster, once, where
 		 * no axis moves the cluster's size (each point then has its own) */
-		int moves = 0;
-		for (size_t i = 0; i < o.nsweeps; i++)
-			moves |= strncmp(o.sweeps[i], "cluster.", 8) == 0;
-		if (imported && !moves) {
+		if (imported && !sweeps_key(&o, "cluster.")) {
 			struct dc_diag scratch;
 			load_opts(&o, exp, imported != NULL, &lo);
 			dc_diag_init(&scratch);
@@ -1875,36 +1881,26 @@ int main(int argc, char **argv)
 		/* a --set of tp pads Megatron's vocabulary again on it
 		 * (dc_import_finish), once; a sweep's points load the imported
 		 * config with their own tp and keep the script's padding */
-		if (imported && imp.vocab_line)
-			for (size_t i = 0; i < o.nsweeps; i++)
-				if (strncmp(o.sweeps[i], "parallel.tp=", 12) == 0) {
-					early_warning(&early,
-						      dc_asprintf("'--sweep': parallel.tp: every point keeps the vocabulary "
-								  "padded at the script's tp %llu (%s line %u: a multiple "
-								  "of %llu x %llu); a single run's --set parallel.tp pads it "
-								  "again on its tp, as Megatron-LM does "
-								  "(docs/importers.md); run a point so for its own padding",
-								  imp.vocab_tp, o.import, imp.vocab_line, imp.vocab_div,
-								  imp.vocab_tp));
-					break;
-				}
+		if (imported && imp.vocab_line && sweeps_key(&o, "parallel.tp="))
+			early_warning(&early, dc_asprintf("'--sweep': parallel.tp: every point keeps the vocabulary "
+							  "padded at the script's tp %llu (%s line %u: a multiple "
+							  "of %llu x %llu); a single run's --set parallel.tp pads it "
+							  "again on its tp, as Megatron-LM does "
+							  "(docs/importers.md); run a point so for its own padding",
+							  imp.vocab_tp, o.import, imp.vocab_line, imp.vocab_div,
+							  imp.vocab_tp));
 		/* the chunks Megatron derives from the layers per virtual
 		 * stage, likewise: a --set of pp derives them again, a sweep's
 		 * points keep the script's */
-		if (imported && imp.vpp_line)
-			for (size_t i = 0; i < o.nsweeps; i++)
-				if (strncmp(o.sweeps[i], "parallel.pp=", 12) == 0) {
-					early_warning(&early,
-						      dc_asprintf("'--sweep': parallel.pp: every point keeps the script's "
-								  "%llu model chunks a rank (%s line %u: "
-								  "--num-layers-per-virtual-pipeline-stage %llu at pp %llu); "
-								  "a single run's --set parallel.pp derives them again on its "
-								  "pp, as Megatron-LM does (docs/importers.md); run a point so, "
-								  "or --sweep parallel.virtual_pipeline with it",
-								  imp.vpp_layers / imp.vpp_pp / imp.vpp_per_chunk, o.import,
-								  imp.vpp_line, imp.vpp_per_chunk, imp.vpp_pp));
-					break;
-				}
+		if (imported && imp.vpp_line && sweeps_key(&o, "parallel.pp="))
+			early_warning(&early, dc_asprintf("'--sweep': parallel.pp: every point keeps the script's "
+							  "%llu model chunks a rank (%s line %u: "
+							  "--num-layers-per-virtual-pipeline-stage %llu at pp %llu); "
+							  "a single run's --set parallel.pp derives them again on its "
+							  "pp, as Megatron-LM does (docs/importers.md); run a point so, "
+							  "or --sweep parallel.virtual_pipeline with it",
+							  imp.vpp_layers / imp.vpp_pp / imp.vpp_per_chunk, o.import,
+							  imp.vpp_line, imp.vpp_per_chunk, imp.vpp_pp));
 		rc = sweep(exp, &o, imported, imported_len, imported_name, &early);
 		goto done;
 	}

@@ -2020,6 +2020,40 @@ static int swept(const struct loader *l, const char *path)
 	return 0;
 }
 
+/* Key paths a warning lists, in key order: the first key (its blame),
+ * the count, and the names that fit ("'a', 'b'"); `listed` below `n`
+ * marks a cut list */
+struct key_names {
+	char text[400];
+	size_t used, n, listed;
+	int first;
+};
+
+static void key_names_init(struct key_names *g)
+{
+	g->text[0] = 0;
+	g->used = g->n = g->listed = 0;
+	g->first = -1;
+}
+
+static void key_names_add(struct key_names *g, size_t k, const char *path)
+{
+	if (g->first < 0)
+		g->first = (int)k;
+	if (g->used + strlen(path) + 16 < sizeof(g->text)) {
+		g->used += (size_t)snprintf(g->text + g->used, sizeof(g->text) - g->used, "%s'%s'", g->n ? ", " : "",
+					    path);
+		g->listed++;
+	}
+	g->n++;
+}
+
+/* ", ..." after a cut list, else "" */
+static const char *key_names_more(const struct key_names *g)
+{
+	return g->listed < g->n ? ", ..." : "";
+}
+
 /* Such keys given by --set (a config file may hold other experiments'
  * sections and still be run for its report: the search's own winner
  * command is such a run) to a run that does not read them, at any value:
@@ -2031,21 +2065,14 @@ static int rule_one_experiment_keys(struct loader *l)
 	 * in one pass over the keys --set gave: every load runs this, a
 	 * sweep's 100 points too (the pass over every key for every row
 	 * once made a sweep 5 x slower) */
-	struct {
-		char names[400];
-		size_t used, n;
-		int first;
-	} g[N_ONE_EXPERIMENT_KEYS];
+	struct key_names g[N_ONE_EXPERIMENT_KEYS];
 	const char *experiment;
 	/* a config with errors stops the run: no warning beside them */
 	if (!l->opts || !l->opts->experiment || l->errors || !l->opts->noverrides)
 		return 0;
 	experiment = run_experiment(l);
-	for (size_t r = 0; r < N_ONE_EXPERIMENT_KEYS; r++) {
-		g[r].used = g[r].n = 0;
-		g[r].first = -1;
-		g[r].names[0] = 0;
-	}
+	for (size_t r = 0; r < N_ONE_EXPERIMENT_KEYS; r++)
+		key_names_init(&g[r]);
 	for (size_t k = 0; k < NKEYS; k++) {
 		const char *path = dc_cfg_keys[k].info.path;
 		int row;
@@ -2059,18 +2086,13 @@ static int rule_one_experiment_keys(struct loader *l)
 		/* rows of the same readers speak once, as the first of them */
 		while (strcmp(one_experiment_keys[r].what, one_experiment_keys[row].what) != 0)
 			r++;
-		if (g[r].first < 0)
-			g[r].first = (int)k;
-		if (g[r].used + strlen(path) + 8 < sizeof(g[r].names))
-			g[r].used += (size_t)snprintf(g[r].names + g[r].used, sizeof(g[r].names) - g[r].used, "%s'%s'",
-						      g[r].n ? ", " : "", path);
-		g[r].n++;
+		key_names_add(&g[r], k, path);
 	}
 	for (size_t r = 0; r < N_ONE_EXPERIMENT_KEYS; r++)
 		if (g[r].n)
 			dc_cfg_warnf(l, g[r].first,
-				     "%s: only %s %s %s, so %s no effect on this run (experiment '%s'); drop the --set, or run --experiment %s",
-				     g[r].names, one_experiment_keys[r].what,
+				     "%s%s: only %s %s %s, so %s no effect on this run (experiment '%s'); drop the --set, or run --experiment %s",
+				     g[r].text, key_names_more(&g[r]), one_experiment_keys[r].what,
 				     /* the readers as said: "the ring lab" is one,
 				      * of two experiments */
 				     strstr(one_experiment_keys[r].what, " and ") ? "read" : "reads", g[r].n == 1 ? "it" : "them",
@@ -3380,13 +3402,11 @@ static const struct rule rules[] = {
  * "no effect" one: a review found them said twice). After every rule. */
 static void collectives_unread(struct loader *l)
 {
-	char names[400];
-	size_t used = 0, n = 0, listed = 0;
-	int first = -1;
+	struct key_names g;
 	if (!l->opts || !l->opts->experiment || l->errors || !l->opts->noverrides ||
 	    strcmp(run_experiment(l), "collectives") != 0)
 		return;
-	names[0] = 0;
+	key_names_init(&g);
 	for (size_t k = 0; k < NKEYS; k++) {
 		const char *path = dc_cfg_keys[k].info.path;
 		int named = 0;
@@ -3398,20 +3418,14 @@ static void collectives_unread(struct loader *l)
 			named = l->diag->entries[i].key && strcmp(l->diag->entries[i].key, path) == 0;
 		if (named)
 			continue;
-		if (first < 0)
-			first = (int)k;
-		if (used + strlen(path) + 16 < sizeof(names)) {
-			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s'%s'", n ? ", " : "", path);
-			listed++;
-		}
-		n++;
+		key_names_add(&g, k, path);
 	}
-	if (n)
-		dc_cfg_warnf(l, first,
+	if (g.n)
+		dc_cfg_warnf(l, g.first,
 			     "%s%s: the collectives sweep (--experiment collectives) reads only cluster.* and "
 			     "collective.* (the network and the sweep), so %s no effect on this run; drop the "
 			     "--set unless the config needs it to load, or run another experiment",
-			     names, listed < n ? ", ..." : "", n == 1 ? "it has" : "they have");
+			     g.text, key_names_more(&g), g.n == 1 ? "it has" : "they have");
 }
 
 static int check_rules(struct loader *l)

@@ -33,37 +33,45 @@ struct dctx {
 	const char *within;
 };
 
-/* The line of the first "key" in the text (past the first "within" key
- * where d->within is set): JSON's messages name it. */
+/* The `nth` (0-based) "key": in the text at or after `from` (a key, not
+ * a value: a value is never followed by ':'; nor one written with
+ * escapes), *line its line counted from the text's start; NULL when not
+ * found. */
+static const char *key_at(const struct dctx *d, const char *key, const char *from, size_t nth, unsigned *line)
+{
+	char pat[80];
+	const char *end = d->buf + d->len;
+	int n = snprintf(pat, sizeof(pat), "\"%s\"", key);
+	*line = 1;
+	if (n <= 0 || (size_t)n >= sizeof(pat))
+		return NULL;
+	for (const char *p = d->buf; p < from; p++)
+		*line += *p == '\n';
+	for (const char *p = from; p + n <= end; p++) {
+		const char *q;
+		if (*p == '\n') {
+			(*line)++;
+			continue;
+		}
+		if (memcmp(p, pat, (size_t)n) != 0 || (p > d->buf && p[-1] == '\\'))
+			continue;
+		for (q = p + n; q < end && (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n'); q++)
+			;
+		if (q < end && *q == ':' && nth-- == 0)
+			return p;
+	}
+	return NULL;
+}
+
+/* The line of the first "key": in the text (past the first "within" key
+ * where d->within is set), 0 when not found: JSON's messages name it. */
 static unsigned line_of(const struct dctx *d, const char *key)
 {
-	char pat[80], sec[80];
-	const char *p, *from = d->buf;
-	unsigned line = 1;
-	int n = snprintf(pat, sizeof(pat), "\"%s\"", key), ns;
-	if (n <= 0 || (size_t)n >= sizeof(pat))
-		return 0;
-	if (d->within && (ns = snprintf(sec, sizeof(sec), "\"%s\"", d->within)) > 0 && (size_t)ns < sizeof(sec))
-		for (p = d->buf; p + ns <= d->buf + d->len; p++) {
-			const char *q = p + ns;
-			if (memcmp(p, sec, (size_t)ns) != 0)
-				continue;
-			while (q < d->buf + d->len && strchr(" \t\r\n", *q))
-				q++;
-			if (q < d->buf + d->len && *q == ':') {
-				from = q;
-				break;
-			}
-		}
-	for (p = d->buf; p < from; p++)
-		line += *p == '\n';
-	for (p = from; p + n <= d->buf + d->len; p++) {
-		if (*p == '\n')
-			line++;
-		else if (memcmp(p, pat, (size_t)n) == 0)
-			return line;
-	}
-	return 0;
+	const char *from = d->buf, *sec;
+	unsigned line;
+	if (d->within && (sec = key_at(d, d->within, d->buf, 0, &line)) != NULL)
+		from = sec;
+	return key_at(d, key, from, 0, &line) ? line : 0;
 }
 
 static void err(struct dctx *d, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -92,25 +100,8 @@ static void err(struct dctx *d, const char *key, const char *fmt, ...)
  * the nth "key": here (a value is never followed by ':'). */
 static unsigned line_of_nth(const struct dctx *d, const char *key, size_t nth)
 {
-	char pat[80];
-	unsigned line = 1;
-	int n = snprintf(pat, sizeof(pat), "\"%s\"", key);
-	if (n <= 0 || (size_t)n >= sizeof(pat))
-		return 0;
-	for (const char *p = d->buf; p + n <= d->buf + d->len; p++) {
-		const char *q;
-		if (*p == '\n') {
-			line++;
-			continue;
-		}
-		if (memcmp(p, pat, (size_t)n) != 0 || (p > d->buf && p[-1] == '\\'))
-			continue;
-		for (q = p + n; q < d->buf + d->len && (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n'); q++)
-			;
-		if (q < d->buf + d->len && *q == ':' && nth-- == 0)
-			return line;
-	}
-	return 0;
+	unsigned line;
+	return key_at(d, key, d->buf, nth, &line) ? line : 0;
 }
 
 /* How many members named `key` come before `node` in a pre-order walk
