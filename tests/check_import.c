@@ -1668,6 +1668,42 @@ START_TEST(deepspeed_bf16_optimizer)
 }
 END_TEST
 
+/* DeepSpeed's older name for the BF16 section, "bfloat16", which it reads
+ * where "bf16" is absent (runtime/precision_config.py get_bfloat16_config:
+ * BFLOAT16_OLD, "keeping for backwards compatibility"): the same mapping
+ * as "bf16"; beside "bf16" it is never read, refused */
+START_TEST(deepspeed_bfloat16_legacy)
+{
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1, \"bfloat16\": {\"enabled\": true}, "
+						    "\"zero_optimization\": {\"stage\": 2}}"),
+			 0);
+	ck_assert_str_eq(get("precision.preset"), "\"course\"");
+	ck_assert_str_eq(get("parallel.sharding"), "\"zero2\"");
+	ck_assert_str_eq(get("precision.grad_bytes"), "(unset)");
+	/* without ZeRO: BF16_Optimizer, as under "bf16" (2 + 4 + 12/dp) */
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1, \"bfloat16\": {\"enabled\": true}}"), 0);
+	ck_assert_str_eq(get("parallel.sharding"), "\"zero1\"");
+	ck_assert_str_eq(get("precision.grad_bytes"), "4");
+	ck_assert_uint_eq(warnings_with("DeepSpeed runs its BF16_Optimizer"), 1);
+	/* off: FP32 */
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1, \"bfloat16\": {\"enabled\": false}}"), 0);
+	ck_assert_str_eq(get("precision.param_bytes"), "4");
+	/* a key inside it is named at its own line */
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1,\n\"bfloat16\": {\"enabled\": true,\n"
+						    "\"bf16_master_weights_and_grads\": true}}"),
+			 -1);
+	ck_assert_uint_eq(diags_with("t:3: error: 'bf16_master_weights_and_grads': in bfloat16: 16-bit master"), 1);
+	/* beside "bf16": refused */
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1,\n\"bf16\": {\"enabled\": true},\n"
+						    "\"bfloat16\": {\"enabled\": false}}"),
+			 -1);
+	ck_assert_uint_eq(diags_with("error:"), 1);
+	ck_assert_uint_eq(diags_with("t:3: error: 'bfloat16': given beside bf16: DeepSpeed reads bfloat16 only where bf16 is "
+				     "absent"),
+			  1);
+}
+END_TEST
+
 START_TEST(deepspeed_duplicates)
 {
 	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1, \n\"zero_optimization\": {\n\"stage\": 3,\n\"stage\": 1\n}\n}"), -1);
@@ -2187,6 +2223,7 @@ int main(void)
 	tcase_add_test(tc, deepspeed_mapping);
 	tcase_add_test(tc, deepspeed_duplicates);
 	tcase_add_test(tc, deepspeed_bf16_optimizer);
+	tcase_add_test(tc, deepspeed_bfloat16_legacy);
 	tcase_add_test(tc, megatron_mla);
 	tcase_add_test(tc, megatron_left_out_arguments);
 	tcase_add_test(tc, deepspeed_offload_and_precision_keys);

@@ -31,6 +31,11 @@ struct dctx {
 	 * at the top: line_of looks past its own key first (a trial's
 	 * bf16's "enabled" was named at fp16's line) */
 	const char *within;
+	/* the name the file gives BF16's section: "bf16", or DeepSpeed's
+	 * older "bfloat16", which it reads where "bf16" is absent
+	 * (runtime/precision_config.py get_bfloat16_config: BFLOAT16_OLD,
+	 * "keeping for backwards compatibility") */
+	const char *bf16;
 };
 
 /* The `nth` (0-based) "key": in the text at or after `from` (a key, not
@@ -569,7 +574,7 @@ static void precision_keys(struct dctx *d, const cJSON *root, const char *on)
 						 "loss_scale_window", "hysteresis", "consecutive_hysteresis",
 						 "min_loss_scale", NULL};
 	static const char *const bf16_quiet[] = {"enabled", "immediate_grad_update", "check_grad_overflow", NULL};
-	static const char *const sections[] = {"fp16", "bf16"};
+	const char *const sections[] = {"fp16", d->bf16};
 	const cJSON *c, *dt = cJSON_GetObjectItemCaseSensitive(root, "data_types");
 	for (int i = 0; i < 2; i++) {
 		const cJSON *s = cJSON_GetObjectItemCaseSensitive(root, sections[i]);
@@ -603,7 +608,7 @@ static void precision_keys(struct dctx *d, const cJSON *root, const char *on)
 	}
 	cJSON_ArrayForEach(c, dt) {
 		const char *const(*names)[5] = dtype_names;
-		int t = on && strcmp(on, "bf16") == 0 ? 1 : on ? 2 : 0;
+		int t = on && strcmp(on, d->bf16) == 0 ? 1 : on ? 2 : 0;
 		const char *model = names[t][0];
 		if (strcmp(c->string, "grad_accum_dtype") == 0) {
 			/* BF16 accumulation without ZeRO: DeepSpeed's
@@ -648,7 +653,7 @@ static void precision_keys(struct dctx *d, const cJSON *root, const char *on)
 static int bf16_optimizer_runs(struct dctx *d, const cJSON *root)
 {
 	const cJSON *zero = cJSON_GetObjectItemCaseSensitive(root, "zero_optimization");
-	const cJSON *bf = cJSON_GetObjectItemCaseSensitive(root, "bf16");
+	const cJSON *bf = cJSON_GetObjectItemCaseSensitive(root, d->bf16);
 	const cJSON *fp = cJSON_GetObjectItemCaseSensitive(root, "fp16");
 	const cJSON *dt = cJSON_GetObjectItemCaseSensitive(root, "data_types");
 	const cJSON *acc = cJSON_IsObject(dt) ? cJSON_GetObjectItemCaseSensitive(dt, "grad_accum_dtype") : NULL;
@@ -711,7 +716,7 @@ static int unclosed(const char *buf, size_t len)
 
 int dc_import_deepspeed(const char *buf, size_t len, const char *name, struct dc_import *imp, struct dc_diag *diag)
 {
-	struct dctx d = {name, buf, len, imp, diag, 0, 0, 0, 0};
+	struct dctx d = {name, buf, len, imp, diag, 0, 0, 0, 0, NULL, "bf16"};
 	const char *end = NULL;
 	cJSON *root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
 	const cJSON *c, *opt;
@@ -770,9 +775,17 @@ int dc_import_deepspeed(const char *buf, size_t len, const char *name, struct dc
 			return -1;
 		}
 	}
+	if (cJSON_GetObjectItemCaseSensitive(root, "bfloat16")) {
+		if (cJSON_GetObjectItemCaseSensitive(root, "bf16"))
+			err(&d, "bfloat16", "given beside bf16: DeepSpeed reads bfloat16 only where bf16 is absent "
+					    "(runtime/precision_config.py get_bfloat16_config), so this one changes nothing; "
+					    "remove it");
+		else
+			d.bf16 = "bfloat16";
+	}
 	cJSON_ArrayForEach(c, root) {
 		static const char *const mapped[] = {"train_batch_size", "train_micro_batch_size_per_gpu",
-						     "gradient_accumulation_steps", "zero_optimization", "bf16", "fp16",
+						     "gradient_accumulation_steps", "zero_optimization", "bf16", "bfloat16", "fp16",
 						     "optimizer", "activation_checkpointing", "amp", "data_types", NULL};
 		if (!listed(mapped, c->string) && !listed(top_ignored, c->string))
 			err(&d, c->string, "not a DeepSpeed key distcalc maps or knows to change nothing it computes "
@@ -820,9 +833,9 @@ int dc_import_deepspeed(const char *buf, size_t len, const char *name, struct dc
 	}
 	d.bf16_opt = bf16_optimizer_runs(&d, root);
 	map_zero(&d, root);
-	bf16 = enabled(&d, root, "bf16");
+	bf16 = enabled(&d, root, d.bf16);
 	fp16 = enabled(&d, root, "fp16");
-	precision_keys(&d, root, bf16 == 1 ? "bf16" : fp16 == 1 ? "fp16" : NULL);
+	precision_keys(&d, root, bf16 == 1 ? d.bf16 : fp16 == 1 ? "fp16" : NULL);
 	/* Apex AMP (engine.py:1998-2009): another mixed precision, which
 	 * DeepSpeed refuses beside ZeRO, fp16 and bf16 */
 	if (enabled(&d, root, "amp") == 1)
@@ -831,7 +844,7 @@ int dc_import_deepspeed(const char *buf, size_t len, const char *name, struct dc
 	if (bf16 == 1 && fp16 == 1)
 		err(&d, "fp16", "enabled together with bf16: give one");
 	else if (bf16 == 1 || fp16 == 1)
-		set(&d, "precision.preset", "\"course\"", bf16 == 1 ? "bf16" : "fp16");
+		set(&d, "precision.preset", "\"course\"", bf16 == 1 ? d.bf16 : "fp16");
 	if (bf16 == 1 && fp16 != 1 && d.bf16_opt) {
 		/* BF16_Optimizer (runtime/bf16_optimizer.py,
 		 * _setup_for_real_optimizer): the BF16 parameters flat and
@@ -848,8 +861,8 @@ int dc_import_deepspeed(const char *buf, size_t len, const char *name, struct dc
 		 * update_hp_grads(clear_lp_grads=False); the
 		 * immediate_grad_update hook zero_()s them, keeping the
 		 * memory): 2 B a parameter the ledger does not hold. */
-		set(&d, "precision.grad_bytes", "4", "bf16");
-		warn(&d, "bf16",
+		set(&d, "precision.grad_bytes", "4", d.bf16);
+		warn(&d, d.bf16,
 		     "at ZeRO stage %d DeepSpeed runs its BF16_Optimizer (engine.py get_data_types, "
 		     "_do_optimizer_sanity_check and _configure_bf16_optimizer; runtime/bf16_optimizer.py): BF16 "
 		     "parameters, a whole FP32 gradient buffer, and the FP32 master and Adam's states split over the dp "
