@@ -213,6 +213,26 @@ END_TEST
 /* TransformerConfig's defaults: biases on, LayerNorm, dropout 0.1, tied
  * embeddings, a learned position table; --num-query-groups counts only
  * with --group-query-attention */
+/* Megatron-LM's own refusals, mirrored: --fp8-param-gather without the
+ * distributed optimizer or FSDP2 (arguments.py:1095-1097 at d98e8a64), and
+ * --max-position-embeddings below --seq-length (:1353-1356), rope or not */
+START_TEST(megatron_validations)
+{
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--bf16 --fp8-format hybrid --fp8-param-gather --position-embedding-type rope"), -1);
+	ck_assert_uint_eq(diags_with("'--fp8-param-gather': needs --use-distributed-optimizer or --use-torch-fsdp2"), 1);
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--bf16 --fp8-format hybrid --fp8-param-gather --use-distributed-optimizer --position-embedding-type rope"), 0);
+	ck_assert_str_eq(get("precision.param_bytes"), "1");
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--max-position-embeddings 2048 --seq-length 4096"), -1);
+	ck_assert_uint_eq(diags_with("'--max-position-embeddings': 2048 is below --seq-length 4096"), 1);
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--position-embedding-type rope --max-position-embeddings 2048 --seq-length 4096"),
+			 -1);
+	ck_assert_uint_eq(diags_with("'--max-position-embeddings': 2048 is below --seq-length 4096"), 1);
+	/* equal: accepted, the table that long */
+	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--max-position-embeddings 4096 --seq-length 4096"), 0);
+	ck_assert_str_eq(get("model.position_embeddings"), "4096");
+}
+END_TEST
+
 START_TEST(megatron_defaults)
 {
 	ck_assert_int_eq(parse(DC_IMPORT_MEGATRON, "--num-layers 2 --max-position-embeddings 1024 --num-query-groups 2"), 0);
@@ -2204,6 +2224,7 @@ int main(void)
 	tcase_add_test(tc, megatron_recompute_modules);
 	tcase_add_test(tc, megatron_deepep);
 	tcase_add_test(tc, megatron_defaults);
+	tcase_add_test(tc, megatron_validations);
 	tcase_add_test(tc, megatron_script_words);
 	tcase_add_test(tc, megatron_errors);
 	tcase_add_test(tc, torchtitan_mapping);

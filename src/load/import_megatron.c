@@ -1028,12 +1028,24 @@ static void map_model(struct mctx *m)
 		else if (strcmp(V(A_POS_TYPE), "learned_absolute") != 0)
 			rope = 1;
 	}
-	if (!rope) {
-		if (G(A_MAX_POS))
-			count(m, A_MAX_POS, "model.position_embeddings");
-		else
+	/* a learned table is --max-position-embeddings long; whatever the
+	 * positions, Megatron-LM refuses it below --seq-length
+	 * (arguments.py:1353-1356 at d98e8a64). Its absence with rope is left
+	 * to the base config, as any other absent argument (Megatron-LM
+	 * requires it: :1314-1317, unread by rope) */
+	if (!G(A_MAX_POS)) {
+		if (!rope)
 			err(m, 0, "'--max-position-embeddings': needed for Megatron-LM's learned position table "
 				  "(--position-embedding-type learned_absolute, the default)");
+	} else {
+		unsigned long long mp, seq;
+		if (number(m, A_MAX_POS, 0, &mp) == 0 && G(A_SEQ) && number(m, A_SEQ, 0, &seq) == 0 && mp < seq)
+			err(m, L(A_MAX_POS), "'--max-position-embeddings': %llu is below --seq-length %llu, which Megatron-LM "
+					     "refuses (arguments.py:1353-1356: \"must be greater than or equal to "
+					     "seq_length\")",
+			    mp, seq);
+		else if (!rope)
+			count(m, A_MAX_POS, "model.position_embeddings");
 	}
 	/* vocabulary: --vocab-size padded as vocab_size_with_padding does
 	 * (megatron/core/tokenizers/utils/build_tokenizer.py:133-146 at
@@ -1476,6 +1488,12 @@ static void map_precision(struct mctx *m)
 	if (G(A_FP8_PARAM)) {
 		if (!G(A_FP8))
 			err(m, L(A_FP8_PARAM), "'--fp8-param-gather': needs --fp8-format");
+		else if (!G(A_DIST_OPT) && !G(A_FSDP2))
+			/* arguments.py:1095-1097 at d98e8a64 (inference aside) */
+			err(m, L(A_FP8_PARAM), "'--fp8-param-gather': needs --use-distributed-optimizer or "
+					       "--use-torch-fsdp2, as Megatron-LM asserts (arguments.py:1095-1097: "
+					       "\"only supported with distributed optimizer, torch fsdp2, megatron fsdp, "
+					       "or inference mode\")");
 		else
 			set_json(m, "precision.param_bytes", "1", "--fp8-param-gather", L(A_FP8_PARAM));
 	}
