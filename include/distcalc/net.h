@@ -92,6 +92,7 @@ struct dc_net {
 	double plugin_latency_s;       /* the network plugin's latency, added per hop between nodes (twice for Simple) */
 	unsigned protocols;            /* protocols NCCL may use, a mask over enum dc_net_proto (NCCL_PROTO); 0: all */
 	double net_overhead_s;         /* the CPU's cost of posting one network step (Simple: 3x) */
+	int amd_hosts;                 /* the hosts' CPUs are AMD's: NCCL's AMD row of LL's ceiling across nodes */
 	/* bandwidth factor by message size: tree_factor[p] for the tree's
 	 * AllReduce (NCCL's treeCorrectionFactor; also the NVLS tree's on
 	 * Blackwell, as NCCL master); ramp[0] for every call inside one

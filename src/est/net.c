@@ -55,8 +55,9 @@ static const double hop_inter[DC_NET_ALGO_COUNT][DC_NET_PROTO_COUNT] = {
 /* LL moves 8 bytes of which 4 are data and its flag stores serialise:
  * 1/4 of the rate for an AllReduce or across nodes, 1/3 otherwise, and no
  * more bus bandwidth than NCCL's llMaxBws (tuning.cc v2.26.2 L151-156):
- * in one node by GPU generation, across nodes by CPU (Intel hosts' row:
- * 39.0 GB/s on two nodes, 20.4 on more). The ceiling bounds the rate of
+ * in one node by GPU generation, across nodes by the hosts' CPU vendor
+ * (L218-220: Intel's row 39.0 GB/s on two nodes and 20.4 on more, AMD's
+ * 22.5 and 19.0; net->amd_hosts, the fabric's). The ceiling bounds the rate of
  * every channel together (NCCL applies it when it fills comm->bandwidths,
  * L256 and L259, and scales that by the channels a call uses afterwards,
  * v2.21.5 L436): a call on fewer channels gets its share of the ceiling
@@ -68,6 +69,8 @@ static double ll_cap_bytes_per_s(const struct dc_net *net, uint64_t nodes)
 {
 	if (nodes <= 1)
 		return ll_max_one_node[net->gen] * GBPS;
+	if (net->amd_hosts)
+		return nodes == 2 ? 22.5 * GBPS : 19.0 * GBPS;
 	return nodes == 2 ? 39.0 * GBPS : 20.4 * GBPS;
 }
 /* LL128: 120 of every 128 bytes are data; NCCL takes 0.92 of the rate. */
@@ -1316,19 +1319,22 @@ uint64_t dc_net_default_channels(const struct dc_config *cfg)
 }
 
 /* cluster.network: the plugin's latency NCCL adds per network hop
- * (graph->latencyInter, tuning.cc v2.26.2 L302-304) and the CPU's post of
- * one network step (getNetOverhead, L190-195). docs/network-model.md,
- * "Fabrics", gives each source. */
+ * (graph->latencyInter, tuning.cc v2.26.2 L302-304), and the hosts' CPU
+ * vendor, from which NCCL takes both the CPU's post of one network step
+ * (getNetOverhead, L190-195: Intel 1 us, AMD 2 us) and LL's ceiling
+ * across nodes (llMaxBws' row, L218-220: ll_cap_bytes_per_s).
+ * docs/network-model.md, "Fabrics", gives each source. */
 static const struct {
 	double plugin_latency_s, overhead_s;
+	int amd_hosts;
 } fabrics[] = {
-	[DC_NETWORK_IB] = {0, 1.0 * US},    /* net_ib.cc: latency 0 ("not set"); Intel hosts */
-	[DC_NETWORK_ROCE] = {0, 1.0 * US},  /* the same IB transport */
+	[DC_NETWORK_IB] = {0, 1.0 * US, 0},   /* net_ib.cc: latency 0 ("not set"); Intel hosts */
+	[DC_NETWORK_ROCE] = {0, 1.0 * US, 0}, /* the same IB transport */
 	/* aws-ofi-nccl's own cost model: TUNER_NET_LATENCY 20 us a network
 	 * step (include/nccl_ofi_param.h; not the 75 us platform-aws.c reports
-	 * to NCCL's tuner "by design"); AMD hosts */
-	[DC_NETWORK_EFA] = {20e-6, 2e-6}, /* literals: 20.0 * US is not the double nearest 20 us */
-	[DC_NETWORK_TCPXO] = {0, 1.0 * US}, /* no published plugin latency found: none added */
+	 * to NCCL's tuner "by design"); AMD hosts (p5: EPYC) */
+	[DC_NETWORK_EFA] = {20e-6, 2e-6, 1}, /* literals: 20.0 * US is not the double nearest 20 us */
+	[DC_NETWORK_TCPXO] = {0, 1.0 * US, 0}, /* no published plugin latency found: none added */
 };
 
 double dc_net_fabric_latency(enum dc_network network)
@@ -1366,6 +1372,7 @@ void dc_net_init(const struct dc_config *cfg, struct dc_net *net)
 	net->plugin_latency_s =
 		c->plugin_latency_fitted ? c->plugin_latency_s : fabrics[c->network].plugin_latency_s;
 	net->net_overhead_s = fabrics[c->network].overhead_s;
+	net->amd_hosts = fabrics[c->network].amd_hosts;
 	memcpy(net->tree_factor, tree_correction, sizeof(net->tree_factor));
 	memcpy(net->ramp, c->bw_ramp, sizeof(net->ramp));
 }
