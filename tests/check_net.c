@@ -988,6 +988,44 @@ START_TEST(test_cloud_presets)
 }
 END_TEST
 
+/* FP8 elements (the collectives sweep's collective.dtype f8e4m3 /
+ * f8e5m2): NCCL's tuner multiplies the ring's cost by 1024 over more than
+ * 8 ranks, for the pick alone (src/enqueue.cc v2.26.2 L1678-1684). On 4 x
+ * 8 H100 a 1 GiB AllReduce is the ring's in BF16; in FP8 the cheapest
+ * other algorithm's, at that algorithm's own price; on 8 ranks, or for
+ * sends, nothing changes. A trial found FP8 priced as BF16. */
+START_TEST(test_fp8_relegates_ring)
+{
+	struct dc_net net;
+	struct dc_net_choice plain, fp8, tree, nvls, other;
+	const uint64_t S = 1ull << 30;
+	system_net("dgx-h100", 4, &net);
+	plain = run(&net, DC_COLL_ALL_REDUCE, 32, S, DC_NET_ALGO_AUTO);
+	ck_assert_str_eq(plain.algorithm, "ring");
+	tree = run(&net, DC_COLL_ALL_REDUCE, 32, S, DC_NET_ALGO_TREE);
+	nvls = run(&net, DC_COLL_ALL_REDUCE, 32, S, DC_NET_ALGO_NVLS);
+	other = tree.time_s <= nvls.time_s ? tree : nvls;
+	ck_assert(other.time_s > plain.time_s); /* the ring was the cheapest */
+	net.fp8_data = 1;
+	fp8 = run(&net, DC_COLL_ALL_REDUCE, 32, S, DC_NET_ALGO_AUTO);
+	ck_assert_str_eq(fp8.algorithm, other.algorithm);
+	ck_assert_str_eq(fp8.protocol, other.protocol);
+	ck_assert(fp8.time_s == other.time_s);
+	/* 8 ranks: the ring stays where it wins */
+	net.fp8_data = 0;
+	plain = run(&net, DC_COLL_ALL_GATHER, 8, S, DC_NET_ALGO_AUTO);
+	net.fp8_data = 1;
+	fp8 = run(&net, DC_COLL_ALL_GATHER, 8, S, DC_NET_ALGO_AUTO);
+	ck_assert_str_eq(fp8.algorithm, plain.algorithm);
+	ck_assert(fp8.time_s == plain.time_s);
+	/* a forced ring is priced as the ring: the factor is the pick's */
+	fp8 = run(&net, DC_COLL_ALL_REDUCE, 32, S, DC_NET_ALGO_RING);
+	net.fp8_data = 0;
+	plain = run(&net, DC_COLL_ALL_REDUCE, 32, S, DC_NET_ALGO_RING);
+	ck_assert(fp8.time_s == plain.time_s);
+}
+END_TEST
+
 START_TEST(test_nvlink_domain_spans_nodes)
 {
 	/* an NVL72-style rack: 18 nodes x 4 GPUs in one NVLink domain; a
@@ -1439,6 +1477,7 @@ static Suite *net_suite(void)
 	tcase_add_test(tc, test_every_nic);
 	tcase_add_test(tc, test_channels_reach_nics);
 	tcase_add_test(tc, test_cloud_presets);
+	tcase_add_test(tc, test_fp8_relegates_ring);
 	tcase_add_test(tc, test_lattice_mixtral_cp2);
 	tcase_add_test(tc, test_lattice_brute_force);
 	suite_add_tcase(s, tc);

@@ -93,6 +93,8 @@ struct dc_net {
 	unsigned protocols;            /* protocols NCCL may use, a mask over enum dc_net_proto (NCCL_PROTO); 0: all */
 	double net_overhead_s;         /* the CPU's cost of posting one network step (Simple: 3x) */
 	int amd_hosts;                 /* the hosts' CPUs are AMD's: NCCL's AMD row of LL's ceiling across nodes */
+	int fp8_data;                  /* the calls carry FP8 elements (collective.dtype f8e4m3 / f8e5m2, set by the
+					* collectives sweep): NCCL's tuner relegates the ring over more than 8 ranks */
 	/* bandwidth factor by message size: tree_factor[p] for the tree's
 	 * AllReduce (NCCL's treeCorrectionFactor; also the NVLS tree's on
 	 * Blackwell, as NCCL master); ramp[0] for every call inside one

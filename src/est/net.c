@@ -1058,7 +1058,7 @@ static void fill(double t, enum dc_net_algo a, enum dc_net_proto p, int p2p, con
 int dc_net_time(const struct dc_net *net, enum dc_coll_kind op, const struct dc_net_group *g, uint64_t bytes,
 		enum dc_net_algo force, struct dc_net_choice *out)
 {
-	double best = -1;
+	double best = -1, best_cost = 0; /* the pick's time, and its cost to the tuner */
 	enum dc_net_algo want = force != DC_NET_ALGO_AUTO ? force : net->algorithm;
 	enum dc_net_algo best_a = DC_NET_ALGO_RING;
 	enum dc_net_proto best_p = DC_NET_PROTO_SIMPLE;
@@ -1117,9 +1117,17 @@ int dc_net_time(const struct dc_net *net, enum dc_coll_kind op, const struct dc_
 		rows[a].price(net, op, g, &tune, protos, pc);
 		/* the protocols it runs, lowest first (the lowest bit set) */
 		EACH_PROTO(pr, protos) {
-			double t = pc[pr].lat_s + pc[pr].bw_s;
-			if (best < 0 || t < best) {
+			double t = pc[pr].lat_s + pc[pr].bw_s, cost = t;
+			/* FP8 elements: NCCL's tuner relegates the ring over more
+			 * than 8 ranks, its cost x 1024 for the pick alone
+			 * (updateCollCostTable, src/enqueue.cc v2.26.2 L1678-1684:
+			 * "fp8 reduction trees of sufficient depth that they incur
+			 * precision loss"; any op of the type) */
+			if (net->fp8_data && a == DC_NET_ALGO_RING && !p2p && g->ranks > 8)
+				cost *= 1024.0;
+			if (best < 0 || cost < best_cost) {
 				best = t;
+				best_cost = cost;
 				best_a = (enum dc_net_algo)a;
 				best_p = pr;
 			}

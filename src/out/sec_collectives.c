@@ -27,11 +27,12 @@ struct view {
 	uint64_t ranks, nodes, ranks_per_node, rails, type_bytes;
 	uint64_t min_bytes, max_bytes, step_factor, nrows;
 	int fell_back; /* the forced collective.algorithm cannot run the op: auto instead */
+	int p2p;       /* the op is point to point (send, AlltoAll): no algorithm or NCCL_PROTO of a collective's */
 	double avg_busbw_GBps;
 	/* NCCL_ALGO and NCCL_PROTO as the sweep runs them, and where each
 	 * came from (config, --set, preset:<system>, default) */
 	const char *algorithm;
-	char algorithm_from[48], protocols[64], protocols_from[48];
+	char algorithm_from[72], protocols[64], protocols_from[72];
 };
 
 static const struct {
@@ -127,6 +128,7 @@ static void view(const struct dc_run *run, void *out)
 	v->max_bytes = c->collective.max_bytes;
 	v->step_factor = c->collective.step_factor;
 	dc_net_init(c, &v->net);
+	v->net.fp8_data = c->collective.dtype == DC_DTYPE_F8E4M3 || c->collective.dtype == DC_DTYPE_F8E5M2;
 	dc_net_group_ranks(&v->net, 0, 1, v->ranks, &v->group);
 	v->nodes = v->group.nodes;
 	v->ranks_per_node = v->group.ranks_per_node;
@@ -136,17 +138,26 @@ static void view(const struct dc_run *run, void *out)
 		v->net.algorithm = DC_NET_ALGO_AUTO;
 		v->fell_back = 1;
 	}
-	v->algorithm = dc_net_algo_name(v->net.algorithm);
+	/* point to point runs no collective algorithm, and NCCL picks its
+	 * protocol by size, never by NCCL_PROTO (net.c dc_net_time): the
+	 * header says so, not the keys' values (a trial read "tree" above
+	 * rows of p2p) */
+	v->p2p = v->kind == DC_COLL_SEND || v->kind == DC_COLL_ALL_TO_ALL;
+	v->algorithm = v->p2p ? "p2p" : dc_net_algo_name(v->net.algorithm);
 	{
 		char buf[48];
 		unsigned all = (1u << DC_NET_PROTO_COUNT) - 1;
 		snprintf(v->algorithm_from, sizeof(v->algorithm_from), "%s",
-			 v->fell_back ? "auto: the forced one cannot run"
-				      : dc_config_origin_of(c, "collective.algorithm", buf, sizeof(buf)));
-		dc_protocols_text(c->collective.protocols_mask ? c->collective.protocols_mask : all, v->protocols,
-				  sizeof(v->protocols));
+			 v->p2p ? "point to point: collective.algorithm does not apply"
+			 : v->fell_back ? "auto: the forced one cannot run"
+					: dc_config_origin_of(c, "collective.algorithm", buf, sizeof(buf)));
+		/* a send runs LL or Simple (net.c p2p_runs) */
+		dc_protocols_text(v->p2p ? (1u << DC_NET_PROTO_LL) | (1u << DC_NET_PROTO_SIMPLE)
+				  : c->collective.protocols_mask ? c->collective.protocols_mask : all,
+				  v->protocols, sizeof(v->protocols));
 		snprintf(v->protocols_from, sizeof(v->protocols_from), "%s",
-			 dc_config_origin_of(c, "collective.protocols", buf, sizeof(buf)));
+			 v->p2p ? "point to point: by size, collective.protocols does not apply"
+				: dc_config_origin_of(c, "collective.protocols", buf, sizeof(buf)));
 	}
 	v->note = v->fell_back ? "collective.algorithm cannot run this op on this group: every row is the auto choice"
 			       : "priced by the network model (docs/network-model.md); one group alone on the cluster";
@@ -244,8 +255,25 @@ static void warn(const struct dc_plan *plan, const struct dc_results *res, const
 	struct dc_net net;
 	struct dc_net_group g;
 	struct dc_net_choice probe;
+	enum dc_coll_kind kind = ops[c->collective.op].kind;
 	(void)res;
 	(void)name;
+	if (kind == DC_COLL_SEND || kind == DC_COLL_ALL_TO_ALL) {
+		/* NCCL_ALGO and NCCL_PROTO steer collectives; a send's protocol
+		 * is picked by its size and connection (net.c dc_net_time) */
+		if (c->collective.algorithm != DC_NET_ALGO_AUTO || c->collective.protocols_mask)
+			dc_diag_warn(diag,
+				     "%s%s%s: %s is point to point, which runs no collective algorithm and picks its "
+				     "protocol by size (NCCL_ALGO and NCCL_PROTO steer collectives alone: src/enqueue.cc's "
+				     "p2p scheduling), so %s no effect on this sweep",
+				     c->collective.algorithm != DC_NET_ALGO_AUTO ? "'collective.algorithm'" : "",
+				     c->collective.algorithm != DC_NET_ALGO_AUTO && c->collective.protocols_mask ? " and " : "",
+				     c->collective.protocols_mask ? "'collective.protocols'" : "",
+				     dc_collective_op_name(c->collective.op),
+				     c->collective.algorithm != DC_NET_ALGO_AUTO && c->collective.protocols_mask ? "they have"
+														  : "it has");
+		return;
+	}
 	if (c->collective.algorithm == DC_NET_ALGO_AUTO)
 		return;
 	dc_net_init(c, &net);
