@@ -257,12 +257,13 @@ START_TEST(test_expert_folding_comm)
 }
 END_TEST
 
-/* Pipeline sends per schedule on pp 4, 8 microbatches (per rank, the
- * busiest): 1F1B a forward and a backward send per microbatch, 8 and 8;
- * DualPipe the same (each direction carries half the microbatches, a
- * rank holds one stage of each); DualPipeV twice (a middle rank holds
- * chunks s and 7 - s of the V and passes each microbatch on from both):
- * 16 and 16. */
+/* Pipeline sends per schedule on pp 4, 8 microbatches (the analysed
+ * rank's): 1F1B's, the last stage (the head's), its 8 gradients back and
+ * no activation on (a middle stage a forward and a backward send per
+ * microbatch, 8 and 8); DualPipe a middle rank's 8 and 8 (each direction
+ * carries half the microbatches, a rank holds one stage of each);
+ * DualPipeV twice (a middle rank holds chunks s and 7 - s of the V and
+ * passes each microbatch on from both): 16 and 16. */
 START_TEST(test_pipeline_sends_per_schedule)
 {
 	static const char *const sched[] = {"1f1b", "dualpipe", "dualpipev"};
@@ -279,6 +280,13 @@ START_TEST(test_pipeline_sends_per_schedule)
 			     " \"training\": {\"grad_accum_steps\": 8}}",
 			     sched[i]);
 		m = compute(&c);
+		if (i == 0) {
+			ck_assert_uint_eq(m.stage, 3);
+			ck_assert_uint_eq(m.s[DC_STRAT_PP].ncoll, 1);
+			ck_assert_uint_eq(m.s[DC_STRAT_PP].coll[0].what, DC_CW_PP_GRADIENTS);
+			ck_assert_uint_eq(m.s[DC_STRAT_PP].coll[0].count, want[i]);
+			continue;
+		}
 		ck_assert_uint_eq(m.s[DC_STRAT_PP].ncoll, 2);
 		ck_assert_uint_eq(m.s[DC_STRAT_PP].coll[0].count, want[i]);
 		ck_assert_uint_eq(m.s[DC_STRAT_PP].coll[1].count, want[i]);
@@ -539,7 +547,12 @@ START_TEST(test_dualpipe_runs_each_stage_half_the_microbatches)
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_HEAD_IN_GRAD), i == 0 ? 16 : 8);
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_TP, DC_CW_TP_LOSS_CHUNK), i == 0 ? 48 : 24);
 		ck_assert_uint_eq(m.s[DC_STRAT_TP].bytes_per_rank, 17179869184ull + (i == 0 ? 537657344ull : 537264128ull));
-		ck_assert_uint_eq(calls_of(&m, DC_STRAT_PP, DC_CW_PP_ACTIVATIONS), 16);
+		/* 1F1B's analysed rank is the last stage (stage 3): its 16
+		 * gradients back and no activation on (a trial found a middle
+		 * stage's 16 + 16 counted for it); a DualPipe middle rank 16
+		 * each way */
+		ck_assert_uint_eq(m.stage, i == 0 ? 3 : m.stage);
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_PP, DC_CW_PP_ACTIVATIONS), i == 0 ? 0 : 16);
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_PP, DC_CW_PP_GRADIENTS), 16);
 
 		m = mixtral_comm(sched[i], 1);
@@ -623,9 +636,12 @@ START_TEST(test_dualpipe_tp_cp_per_chunk_microbatch)
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_CP, DC_CW_CP_DKV_HOME), 16);
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_CP, DC_CW_CP_KV_NEXT_RECOMPUTED), 8);
 		ck_assert_uint_eq(m.s[DC_STRAT_CP].bytes_per_rank, 58720256ull);
-		ck_assert_uint_eq(calls_of(&m, DC_STRAT_PP, DC_CW_PP_ACTIVATIONS), 8);
+		/* 1F1B's analysed rank, the last stage (its head calls above),
+		 * sends its 8 gradients back and no activation on: 8 x 524,288
+		 * = 4,194,304 B; a DualPipe rank 8 of each */
+		ck_assert_uint_eq(calls_of(&m, DC_STRAT_PP, DC_CW_PP_ACTIVATIONS), i == 0 ? 0 : 8);
 		ck_assert_uint_eq(calls_of(&m, DC_STRAT_PP, DC_CW_PP_GRADIENTS), 8);
-		ck_assert_uint_eq(m.s[DC_STRAT_PP].bytes_per_rank, 8388608ull);
+		ck_assert_uint_eq(m.s[DC_STRAT_PP].bytes_per_rank, i == 0 ? 4194304ull : 8388608ull);
 	}
 }
 END_TEST
@@ -1087,8 +1103,10 @@ START_TEST(test_pp_boundaries)
 {
 	/* b s h = 1 x 1024 x 1024 = 1,048,576 elements x 2 B = 2,097,152 B per
 	 * microbatch per boundary; 5 microbatches. pp 4: a middle stage sends
-	 * activations forward and gradients back: 2 x 5 x 2,097,152 =
-	 * 20,971,520 B. pp 2: one direction, 10,485,760 B. */
+	 * activations forward and gradients back, 2 x 5 x 2,097,152 =
+	 * 20,971,520 B; the analysed one, the first (the embedding's: the most
+	 * parameters here), sends its activations alone, 10,485,760 B. pp 2:
+	 * one direction, 10,485,760 B. */
 	struct dc_config c;
 	struct dc_comm m;
 
@@ -1098,7 +1116,10 @@ START_TEST(test_pp_boundaries)
 	c.parallel.dp = 2;
 	m = compute(&c);
 	ck_assert(m.s[DC_STRAT_PP].in_play);
-	ck_assert_uint_eq(m.s[DC_STRAT_PP].bytes_per_rank, 20971520ull);
+	ck_assert_uint_eq(m.stage, 0);
+	ck_assert_uint_eq(m.s[DC_STRAT_PP].bytes_per_rank, 10485760ull);
+	ck_assert_uint_eq(m.s[DC_STRAT_PP].ncoll, 1);
+	ck_assert_uint_eq(m.s[DC_STRAT_PP].coll[0].what, DC_CW_PP_ACTIVATIONS);
 	ck_assert_uint_eq(m.s[DC_STRAT_PP].coll[0].count, 5);
 	c.parallel.pp = 2;
 	c.parallel.dp = 4;
@@ -1505,7 +1526,10 @@ START_TEST(test_pp_interleaved)
 	/* Megatron-LM 2021 2.2.2: with v chunks per rank every microbatch
 	 * crosses each boundary v times. pp 4, v 2, 8 layers, 4 microbatches
 	 * of 2,097,152 B: a middle stage sends 2 directions x 4 x 2 x
-	 * 2,097,152 = 33,554,432 B */
+	 * 2,097,152 = 33,554,432 B; the analysed one, the first, sends both
+	 * chunks' activations on and its second chunk's gradients back (to
+	 * the last stage, the chunks wrapping): 4 x (2 + 1) x 2,097,152 =
+	 * 25,165,824 B */
 	struct dc_config c;
 	struct dc_comm m;
 
@@ -1516,8 +1540,10 @@ START_TEST(test_pp_interleaved)
 	c.parallel.dp = 2;
 	c.parallel.virtual_pipeline = 2;
 	m = compute(&c);
-	ck_assert_uint_eq(m.s[DC_STRAT_PP].bytes_per_rank, 33554432ull);
+	ck_assert_uint_eq(m.stage, 0);
+	ck_assert_uint_eq(m.s[DC_STRAT_PP].bytes_per_rank, 25165824ull);
 	ck_assert_uint_eq(m.s[DC_STRAT_PP].coll[0].count, 8);
+	ck_assert_uint_eq(m.s[DC_STRAT_PP].coll[1].count, 4);
 	/* two stages fold the chunk ring: v = 2 forward sends and v - 1 = 1
 	 * backward per microbatch, 4 x 3 x 2,097,152 = 25,165,824 B */
 	c.parallel.pp = 2;
@@ -1527,13 +1553,13 @@ START_TEST(test_pp_interleaved)
 	c.parallel.pp = 4;
 	c.parallel.dp = 2;
 	/* with sequence parallelism (tp 2, dp 1) a rank sends its s/t slice:
-	 * half of each message, 16,777,216 B */
+	 * half of each message, the first stage's 12 of them 12,582,912 B */
 	c.parallel.tp = 2;
 	c.parallel.dp = 1;
 	c.parallel.sequence_parallel = 1;
 	m = compute(&c);
 	ck_assert_uint_eq(m.s[DC_STRAT_PP].coll[0].msg_bytes, 1048576ull);
-	ck_assert_uint_eq(m.s[DC_STRAT_PP].bytes_per_rank, 16777216ull);
+	ck_assert_uint_eq(m.s[DC_STRAT_PP].bytes_per_rank, 12582912ull);
 }
 END_TEST
 

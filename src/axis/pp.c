@@ -44,15 +44,21 @@ void dc_axis_pp_comm(struct dc_axis_ctx *x)
 		x->s->group_size = par->pp;
 		return;
 	}
-	/* two stages: the analysed one (x->stage) sends its own direction v
-	 * times, the other v - 1 (a student read stage 1's gradients as
-	 * "activations to next stage"); the same bytes either way */
+	/* the analysed stage's own sends (x->stage, comm.stage): the first
+	 * stage sends no gradients back but those of its v - 1 later chunks
+	 * (to the last stage, the chunks wrapping), the last no activations
+	 * on but those of its v - 1 earlier chunks; a middle stage v each
+	 * way. Two stages: each sends its own direction v times, the other
+	 * v - 1 (a student read stage 1's gradients as "activations to next
+	 * stage"). The rows were a middle stage's whatever the analysed one,
+	 * so an end stage's total counted sends it never makes (a trial:
+	 * Mixtral's stage 3, 536,870,912 B too many) */
 	{
-		int last = par->pp == 2 && x->stage == 1;
+		int first = x->stage == 0, last = x->stage == par->pp - 1;
 		dc_axis_push(x, DC_COLL_SEND, DC_CW_PP_ACTIVATIONS, DC_CPHASE_FORWARD, DC_OVL_PIPELINE,
-			     dc_ck_mul(b, gas, par->pp == 2 && last ? v - 1 : v), msg);
+			     dc_ck_mul(b, gas, last ? v - 1 : v), msg);
 		dc_axis_push(x, DC_COLL_SEND, DC_CW_PP_GRADIENTS, DC_CPHASE_BACKWARD, DC_OVL_PIPELINE,
-			     dc_ck_mul(b, gas, par->pp == 2 && !last ? v - 1 : v), msg);
+			     dc_ck_mul(b, gas, first ? v - 1 : v), msg);
 	}
 	x->s->group_size = par->pp;
 }

@@ -91,8 +91,8 @@ static void view(const struct dc_run *run, void *out)
 			   : run->plan->layout.pp == 2
 				   ? "two stages: the first sends the activations, the second the gradients; the row is the analysed stage's"
 			   : run->plan->layout.virtual_pipeline > 1
-				   ? "interleaved: every stage sends both rows, the chunks wrapping from the last stage to the first; group size above is the pipeline's, each row a pair of neighbouring stages (group 2)"
-				   : "a middle stage sends both rows; the first and last stages send one; group size above is the pipeline's, each row a pair of neighbouring stages (group 2)";
+				   ? "interleaved: the rows are the analysed stage's; every stage sends both, the chunks wrapping from the last stage to the first, v per microbatch each way (the first stage v - 1 gradients, the last v - 1 activations); group size above is the pipeline's, each row a pair of neighbouring stages (group 2)"
+				   : "the rows are the analysed stage's: a middle stage sends both, the first activations alone, the last gradients alone; group size above is the pipeline's, each row a pair of neighbouring stages (group 2)";
 		/* HSDP's AllReduce across replicas runs on other groups than
 		 * the shard groups the header names: say so beside them */
 		for (size_t k = 0; !sv->note && st->in_play && k < st->ncoll; k++) {
