@@ -1770,6 +1770,13 @@ static int rule_bf16_layers(struct loader *l)
 static void warn_key(struct loader *l, enum key_id k, const char *why, const char *fix);
 static int search_tries_above_one(const struct loader *l, const struct dc_search_values *v);
 
+/* Key k given by the config file or --set, not filled by a model file or
+ * a preset */
+static int given_here(const struct loader *l, enum key_id k)
+{
+	return seen(l, k) && !l->from_hf[k] && !l->filled[k];
+}
+
 /* training.moe_dispatcher "deepep": DeepEP moves the expert AlltoAlls of
  * an ep group; with expert tensor parallelism Megatron-Core's flex
  * dispatcher runs over the etp x ep group (token_dispatcher.py:1259-1260, 1837-1838
@@ -1781,8 +1788,23 @@ static int rule_moe_dispatcher(struct loader *l)
 	const struct dc_parallel *p = &c->parallel;
 	int k = KEY_TRAINING_MOE_DISPATCHER;
 	uint64_t etp = p->etp ? p->etp : p->tp;
-	if (c->training.moe_dispatcher != DC_MOE_DISPATCH_DEEPEP)
+	if (c->training.moe_dispatcher != DC_MOE_DISPATCH_DEEPEP) {
+		/* group-limited routing changes only DeepEP's crossings (ep.c):
+		 * given in the config or by --set (a model file's n_group is
+		 * the model's, said or not), under the AlltoAll it moves
+		 * nothing (a trial's --set of both changed no figure, silently) */
+		int g = given_here(l, KEY_MODEL_ROUTER_GROUPS)       ? KEY_MODEL_ROUTER_GROUPS
+			: given_here(l, KEY_MODEL_ROUTER_GROUP_TOPK) ? KEY_MODEL_ROUTER_GROUP_TOPK
+								     : -1;
+		if (g >= 0 && c->model.num_experts && !set_unread(l, (enum key_id)g))
+			dc_cfg_warnf(l, g,
+				     "'%s': only training.moe_dispatcher \"deepep\" reads group-limited routing (a token's "
+				     "experts on fewer nodes, fewer network crossings); under \"alltoall\" every copy of a "
+				     "token is sent alike, so it has no effect; set training.moe_dispatcher \"deepep\", or "
+				     "drop the key",
+				     dc_cfg_keys[g].info.path);
 		return 0;
+	}
 	if (!c->model.num_experts) {
 		warn_key(l, (enum key_id)k, "dispatches tokens to routed experts, but the model has none (model.num_experts is 0): it has no effect",
 			 "drop the key");
@@ -3307,8 +3329,9 @@ static const struct rule rules[] = {
 	  KEYS("training.recompute_layers", "training.recompute", "model.num_layers", "parallel.pp",
 	       "parallel.virtual_pipeline")},
 	 rule_recompute_layers},
-	{{"moe_dispatcher deepep needs expert tensor parallelism 1 with ep > 1; without routed experts or with ep 1 it has no effect and warns (unless the layout search tries ep > 1)",
-	  KEYS("training.moe_dispatcher", "parallel.ep", "parallel.etp", "parallel.tp", "model.num_experts")},
+	{{"moe_dispatcher deepep needs expert tensor parallelism 1 with ep > 1; without routed experts or with ep 1 it has no effect and warns (unless the layout search tries ep > 1); model.router_groups or router_group_topk given in the config or by --set under another dispatcher warns (only DeepEP's crossings read them)",
+	  KEYS("training.moe_dispatcher", "parallel.ep", "parallel.etp", "parallel.tp", "model.num_experts",
+	       "model.router_groups", "model.router_group_topk")},
 	 rule_moe_dispatcher},
 	{{"recompute_modules needs framework megatron, and without recompute selective has no effect and warns (unless the layout search tries selective); mla_up_proj needs MLA, moe_act a MoE model; moe_act and layernorm cannot run under fp8_recipe delayed, moe not with overlap.ep a2a_1f1b (Megatron-Core's refusals); a module the model has nothing of warns",
 	  KEYS("training.recompute_modules", "training.recompute", "training.framework", "model.kv_lora_rank",
