@@ -1229,6 +1229,8 @@ static void gen(struct dc_rng *r, char *buf, size_t len)
 	static const char *const sharding[] = {"none", "zero1", "zero2", "fsdp"};
 	static const char *const recompute[] = {"none", "selective", "full"};
 	static const char *const orders[] = {"tp-cp-ep-dp-pp", "dp-tp-pp", "tp-pp-dp", "pp-dp-tp"};
+	/* the same with ep just before dp, as ep > 1 needs (config rule) */
+	static const char *const ep_orders[] = {"tp-cp-ep-dp-pp", "ep-dp-tp-pp", "tp-pp-ep-dp", "pp-ep-dp-tp"};
 	uint64_t gpn = gpn_choices[dc_rng_range(r, 0, 3)], nodes = dc_rng_range(r, 1, 8);
 	uint64_t world = gpn * nodes, tp, pp, dp, vp = 1, gas, layers, heads, hidden, experts = 0, ep = 1;
 	uint64_t dense = 0, every;
@@ -1320,7 +1322,10 @@ static void gen(struct dc_rng *r, char *buf, size_t len)
 	if (ep > 1)
 		snprintf(extra + n, sizeof(extra) - n, "\"ep\": %llu, ", (unsigned long long)ep);
 	/* ep > 1 with cp > 1 is a folded expert layout: pp the slowest axis */
-	order = orders[dc_rng_range(r, 0, 3)];
+	{
+		uint64_t o = dc_rng_range(r, 0, 3);
+		order = ep > 1 ? ep_orders[o] : orders[o];
+	}
 	if (ep > 1 && cp > 1 && pp > 1) /* the others leave cp after pp */
 		order = orders[0];
 	if (dc_rng_range(r, 0, 7) == 0)

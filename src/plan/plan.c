@@ -306,6 +306,25 @@ const char *dc_layout_expert_error(const struct dc_layout *lay, uint64_t num_exp
 	return NULL;
 }
 
+int dc_layout_ep_placed(const struct dc_config *in)
+{
+	int at_ep = -1, at_dp = -1, n = 0;
+	if (in->training.framework == DC_FRAMEWORK_TORCHTITAN)
+		return 1;
+	/* an axis the order leaves out follows the named ones (the loader),
+	 * so an ep not named comes after dp, never just before it */
+	for (int i = 0; i < DC_AXIS_COUNT; i++) {
+		if (in->parallel.order[i] == DC_AXIS_CP)
+			continue;
+		if (in->parallel.order[i] == DC_AXIS_EP)
+			at_ep = n;
+		if (in->parallel.order[i] == DC_AXIS_DP)
+			at_dp = n;
+		n++;
+	}
+	return at_ep >= 0 && at_ep + 1 == at_dp;
+}
+
 int dc_layout_pp_outermost(const struct dc_config *in, const struct dc_layout *lay)
 {
 	int seen = 0;
@@ -381,6 +400,7 @@ enum dc_layout_fault dc_layout_fault_inner(const struct dc_config *in, const str
 	/* DeepEP is priced over the ep group alone (the loader's
 	 * rule_moe_dispatcher refuses etp > 1 with it) */
 	if (dc_layout_expert_error(lay, in->model.num_experts, dc_layout_pp_outermost(in, lay)) ||
+	    (ep > 1 && !dc_layout_ep_placed(in)) ||
 	    (etp != lay->tp && lay->tp > 1 && !lay->sequence_parallel) ||
 	    (in->training.moe_dispatcher == DC_MOE_DISPATCH_DEEPEP && in->model.num_experts && ep > 1 && etp > 1))
 		return DC_LF_EXPERT;
