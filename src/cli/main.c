@@ -286,6 +286,9 @@ struct sink {
 	char *tmp;
 	int fd;
 	mode_t mode;
+	uid_t uid;       /* with keep_owner: the replaced file's owner and group */
+	gid_t gid;
+	int keep_owner;  /* the file replaced had an owner or group of its own */
 	int err;  /* errno of the first failed write */
 	int slot; /* SINK_ATOMIC: its place in sink_tmp_path */
 };
@@ -496,6 +499,12 @@ static int sink_open(struct sink *s, const char *path)
 			return EXIT_OUTPUT;
 		}
 		s->mode = st.st_mode & 07777; /* an existing file keeps its permissions */
+		/* and its owner and group, where this process may give them
+		 * (root, or a group it is in): a shared directory's group
+		 * would otherwise fall to the writer's own (a trial) */
+		s->uid = st.st_uid;
+		s->gid = st.st_gid;
+		s->keep_owner = st.st_uid != geteuid() || st.st_gid != getegid();
 	}
 	s->kind = SINK_ATOMIC;
 	/* A short name beside the target: "<name>.tmp.XXXXXX" would pass
@@ -605,6 +614,11 @@ static int sink_commit(struct sink *s)
 		}
 		return EXIT_OK;
 	}
+	/* the owner first: a change of owner may clear set-id bits, which
+	 * the mode then restores; one this process may not give is left as
+	 * the new file has it (no error: the report is whole) */
+	if (s->keep_owner && fchown(s->fd, s->uid, s->gid) != 0 && fchown(s->fd, (uid_t)-1, s->gid) != 0)
+		errno = 0;
 	failed = fsync(s->fd) != 0 || fchmod(s->fd, s->mode) != 0;
 	saved = errno;
 	if (close(s->fd) != 0 && !failed) {

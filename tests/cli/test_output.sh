@@ -127,6 +127,25 @@ chmod 640 mode.txt
 rm -f mode.txt
 [ "$fails" = "$n" ] && ok "$ctx"
 
+# 7b. ... and its group (and owner), where the process may give them: as
+# root, a file of group nogroup stays nogroup (a trial's shared directory
+# lost its group); skipped where not root or no such group
+ctx="owner and group kept"
+if [ "$(id -u)" = 0 ] && grp=$(getent group nogroup 2>/dev/null | cut -d: -f3) && [ -n "$grp" ] &&
+	[ "$grp" != "$(id -g)" ]; then
+	n=$fails
+	echo old >grp.txt
+	chgrp "$grp" grp.txt
+	"$bin" --config "$cfg" --output grp.txt 2>/dev/null || fail "$ctx: run failed"
+	[ "$(stat -c %g grp.txt)" = "$grp" ] || fail "$ctx: group is $(stat -c %g grp.txt), expected $grp"
+	[ "$(stat -c %u grp.txt)" = 0 ] || fail "$ctx: owner is $(stat -c %u grp.txt)"
+	rm -f grp.txt
+	[ "$fails" = "$n" ] && ok "$ctx"
+else
+	echo "skip: $ctx (needs root and a group nogroup)"
+	skipped=$((skipped + 1))
+fi
+
 # 8. same inputs and seed, same bytes (table and JSON)
 ctx="repeatable output"
 n=$fails
