@@ -2263,6 +2263,9 @@ START_TEST(test_attention_and_fp8_keys)
 		     "--set: error: 'training.activation_checkpointing': unknown key; did you mean 'training.recompute'?");
 	expect_error(base, (const char *const[]){"parallel.fsdp=2"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'parallel.fsdp': unknown key; did you mean 'parallel.sharding'?");
+	/* a rail is a NIC of each node (a trial's cluster.rails had no hint) */
+	expect_error(base, (const char *const[]){"cluster.rails=4"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'cluster.rails': unknown key; did you mean 'cluster.nics_per_node'?");
 	/* group-limited routing and DeepEP (training.moe_dispatcher) */
 	{
 		const char *moe = "\"vocab_size\": 32000, \"seq_length\": 4096, \"num_experts\": 8, \"experts_per_token\": 2},";

@@ -100,6 +100,12 @@ static const char *suggest(const char *prefix, const char *name)
 		{"parallel", "expert_tensor_parallel_degree", "parallel.etp"},
 		{"training", "fp8", "precision.compute"},
 		{"precision", "fp8", "precision.compute"},
+		/* a network engineer's names: a rail is a NIC of each node
+		 * (a trial's cluster.rails had no hint) */
+		{"cluster", "rails", "cluster.nics_per_node"},
+		{"cluster", "rails_per_node", "cluster.nics_per_node"},
+		{"cluster", "nics", "cluster.nics_per_node"},
+		{"cluster", "hcas", "cluster.nics_per_node"},
 		/* a Hugging Face config.json's names (model.hf_config reads
 		 * such a file whole), and torchtitan's / Meta's Llama args */
 		{"model", "num_hidden_layers", "model.num_layers"},
