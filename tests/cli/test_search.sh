@@ -214,6 +214,8 @@ def gib(n):  # as the report names memory: whole GiB plain, else 3 decimals and 
 want = ("'search.headroom': the best layout is tight: its peak, %s, leaves %.1f%% of the %s of GPU memory"
         % (gib(b["peak_bytes"]), left, gib(s["limit_bytes"])))
 assert want in open(sys.argv[2]).read(), want
+# an H100: the card's usable memory below the preset's, as a single run says
+assert "an H100 SXM5 80GB, for one, reports 79.65 GiB" in open(sys.argv[2]).read()
 PY
 "$bin" --config "$t" --experiment search --set search.headroom=0.05 >/dev/null 2>"$work/t5.err" || fail "tight search, headroom 0.05: exit $?"
 grep -q "the best layout is tight" "$work/t5.err" && fail "headroom 0.05 still warns: $(cat "$work/t5.err")"
