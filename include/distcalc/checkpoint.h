@@ -134,7 +134,7 @@ struct dc_checkpoint_result {
 	uint64_t gather_inter_bytes;      /* and through its NIC (cluster.inter_node) */
 	double staging_bw_bytes_per_s;    /* the staging copy's bandwidth used */
 	enum dc_ckpt_staging_from staging_bw_from; /* where it came from */
-	double staging_time_s;            /* async: the largest rank's copy to host */
+	double staging_time_s;            /* the copy to host: the largest rank's share, or under full rank 0's whole state */
 	double blocking_time_s;           /* what training waits for */
 	double save_time_s;               /* until the checkpoint is on storage */
 	/* memory of the save phase */

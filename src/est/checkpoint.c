@@ -2,6 +2,7 @@
  * map; see checkpoint.h and docs/checkpoint-and-loss.md. */
 #include "distcalc/checkpoint.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "distcalc/activation.h"
@@ -1115,17 +1116,34 @@ int dc_checkpoint_compute(const struct dc_plan *p, const struct dc_memory_result
 		c->staging_bw_bytes_per_s = DC_CKPT_STAGING_BW;
 		c->staging_bw_from = DC_CKPT_STAGING_DEFAULT;
 	}
-	if (ck->async && ck->format != DC_CKPT_FULL) {
-		/* a full state dict is gathered into host memory already: no
-		 * staging copy, the write alone goes on in the background */
-		c->staging_time_s = (double)c->largest.total_bytes / c->staging_bw_bytes_per_s;
+	/* Every save copies what it writes from the GPU to the host, at the
+	 * staging bandwidth (a trial found the copies of a full and of a
+	 * sync sharded save left out):
+	 * - full: rank 0 copies the whole state dict, one gathered tensor
+	 *   after another, as it gathers it (_gather_state_dict with
+	 *   cpu_offload moves each full_tensor() to the CPU at once;
+	 *   gather "gpu" leaves it to torch.save, which copies each storage
+	 *   as it writes): after the gather, before the write;
+	 * - sharded: each rank its own share, every rank at once: async,
+	 *   training waits for it and the write goes on in the background;
+	 *   sync, DCP's FileSystemWriter copies each tensor to the CPU ahead
+	 *   of its write (_OverlappingCpuLoader, or _SerialCpuLoader one
+	 *   tensor at a time), so the save takes the longer of the copy and
+	 *   the write. */
+	if (ck->format == DC_CKPT_FULL) {
+		c->staging_time_s = (double)c->rank0.total_bytes / c->staging_bw_bytes_per_s;
 		c->blocking_time_s = c->gather_time_s + c->staging_time_s;
 		c->save_time_s = c->blocking_time_s + c->write_time_s;
-	} else if (ck->async) {
-		c->blocking_time_s = c->gather_time_s;
-		c->save_time_s = c->gather_time_s + c->write_time_s;
+		if (!ck->async)
+			c->blocking_time_s = c->save_time_s;
 	} else {
-		c->blocking_time_s = c->save_time_s = c->gather_time_s + c->write_time_s;
+		c->staging_time_s = (double)c->largest.total_bytes / c->staging_bw_bytes_per_s;
+		if (ck->async) {
+			c->blocking_time_s = c->staging_time_s;
+			c->save_time_s = c->blocking_time_s + c->write_time_s;
+		} else {
+			c->blocking_time_s = c->save_time_s = fmax(c->staging_time_s, c->write_time_s);
+		}
 	}
 
 	/* memory of the save phase: the ledger's checkpoint_save phase */

@@ -601,7 +601,7 @@ static const struct dc_field fields[] = {
 	{"staging_bandwidth_bytes_per_s", "staging bandwidth (async)", DC_U_BYTES_PER_S, DC_FT_F64,
 	 V(staging_bw_bytes_per_s), .shown = is_staged},
 	{"staging_bandwidth_from", "its origin", DC_U_NONE, DC_FT_STR, V(staging_bw_from), .shown = is_staged},
-	{"staging_time_s", "copy to host (async)", DC_U_SECONDS, DC_FT_F64, V(staging_time_s)},
+	{"staging_time_s", "copy to host", DC_U_SECONDS, DC_FT_F64, V(staging_time_s)},
 	{"write_time_s", "write to storage", DC_U_SECONDS, DC_FT_F64, V(write_time_s)},
 	{"blocking_time_s", "training waits", DC_U_SECONDS, DC_FT_F64, V(blocking_time_s)},
 	{"save_time_s", "save time (until on storage)", DC_U_SECONDS, DC_FT_F64, V(save_time_s)},
