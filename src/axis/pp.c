@@ -35,8 +35,12 @@ void dc_axis_pp_comm(struct dc_axis_ctx *x)
 		 * as 1F1B's middle stage; an end rank's two stages are a first
 		 * and a last (rank 0: stage 0 sends activations, stage pp - 1
 		 * gradients), so with two stages a rank sends m / 2 of each
-		 * where 1F1B's sends m one way. */
-		uint64_t per = par->pp == 2 ? 1 : 2, mb = dc_pipeline_chunk_microbatches(p);
+		 * where 1F1B's sends m one way. The rows are the analysed
+		 * rank's (x->stage): an end rank, 0 or pp - 1, sends once each
+		 * way, a middle one twice (a review found every rank charged a
+		 * middle one's, as 1F1B's rows were) */
+		int end = x->stage == 0 || x->stage == par->pp - 1;
+		uint64_t per = end ? 1 : 2, mb = dc_pipeline_chunk_microbatches(p);
 		dc_axis_push(x, DC_COLL_SEND, DC_CW_PP_ACTIVATIONS, DC_CPHASE_FORWARD, DC_OVL_PIPELINE,
 			     dc_ck_mul(b, mb, per), msg);
 		dc_axis_push(x, DC_COLL_SEND, DC_CW_PP_GRADIENTS, DC_CPHASE_BACKWARD, DC_OVL_PIPELINE,
