@@ -1229,8 +1229,9 @@ static void gen(struct dc_rng *r, char *buf, size_t len)
 	static const char *const sharding[] = {"none", "zero1", "zero2", "fsdp"};
 	static const char *const recompute[] = {"none", "selective", "full"};
 	static const char *const orders[] = {"tp-cp-ep-dp-pp", "dp-tp-pp", "tp-pp-dp", "pp-dp-tp"};
-	/* the same with ep just before dp, as ep > 1 needs (config rule) */
-	static const char *const ep_orders[] = {"tp-cp-ep-dp-pp", "ep-dp-tp-pp", "tp-pp-ep-dp", "pp-ep-dp-tp"};
+	/* orders whose expert groups are distcalc's at ep > 1 (config rule
+	 * 11: test_ep_order_matches_megatron) */
+	static const char *const ep_orders[] = {"tp-cp-ep-dp-pp", "tp-ep-dp-pp", "tp-pp-ep-dp", "pp-tp-ep-dp"};
 	uint64_t gpn = gpn_choices[dc_rng_range(r, 0, 3)], nodes = dc_rng_range(r, 1, 8);
 	uint64_t world = gpn * nodes, tp, pp, dp, vp = 1, gas, layers, heads, hidden, experts = 0, ep = 1;
 	uint64_t dense = 0, every;
@@ -1375,6 +1376,129 @@ static int same_ledger(const struct dc_mem_ledger *a, const struct dc_mem_ledger
 }
 
 #define MAX_PP 16
+
+/* Megatron-Core's rank generator (megatron/core/parallel_state.py at
+ * d98e8a64, RankGenerator): axis k of `order` varies with stride the
+ * product of the sizes before it. The decoder's sizes are tp, cp, 1 (ep),
+ * dp, pp; the experts' etp, 1 (cp), ep, edp, pp (:886-895). */
+static void megatron_coords(const enum dc_axis *order, const uint64_t *size, uint64_t r, uint64_t *c)
+{
+	uint64_t stride = 1;
+	for (int i = 0; i < DC_AXIS_COUNT; i++) {
+		c[order[i]] = (r / stride) % size[order[i]];
+		stride *= size[order[i]];
+	}
+}
+
+/* dc_layout_ep_placed against that generator over every order of the
+ * five axes and small layouts: it says 1 exactly when the generator's
+ * expert groups are the ones distcalc prices and its pipeline groups the
+ * decoder's. distcalc's groups, as docs/formulas-systems.md states them:
+ * carved out of dp, ep consecutive members of each dp group, the experts
+ * split over the tp group, expert-dp the rest of the dp group; folded, a
+ * stage's ranks as etp x ep x edp, etp the fastest. Pairs of ranks: in one
+ * ep (etp, edp) group under the one rule iff under the other. */
+START_TEST(test_ep_order_matches_megatron)
+{
+	static const uint64_t tps[] = {1, 2}, cps[] = {1, 2}, dps[] = {2, 4}, pps[] = {1, 2}, eps[] = {2, 4};
+	enum dc_axis order[DC_AXIS_COUNT];
+	struct dc_config c;
+	uint64_t checked = 0, placed = 0;
+	fixture_json(&c, "{\"model\": {\"num_layers\": 4, \"hidden_size\": 64, \"num_attention_heads\": 4,"
+			 " \"vocab_size\": 128, \"seq_length\": 64, \"num_experts\": 8, \"experts_per_token\": 2},"
+			 " \"cluster\": {\"num_nodes\": 1, \"gpus_per_node\": 8, \"gpu_memory\": \"80 GiB\","
+			 " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"50 GB/s\"}}}");
+	for (int perm = 0; perm < 120; perm++) {
+		/* the perm-th ordering of the five axes (factorial number system) */
+		enum dc_axis pool[DC_AXIS_COUNT] = {DC_AXIS_TP, DC_AXIS_CP, DC_AXIS_EP, DC_AXIS_DP, DC_AXIS_PP};
+		int left = DC_AXIS_COUNT, q = perm;
+		size_t len = 0;
+		for (int i = 0; i < DC_AXIS_COUNT; i++) {
+			int f = 1, k;
+			for (int j = 2; j < left; j++)
+				f *= j;
+			k = q / f;
+			q %= f;
+			order[i] = pool[k];
+			for (int j = k; j < left - 1; j++)
+				pool[j] = pool[j + 1];
+			left--;
+			len += (size_t)snprintf(c.parallel.order_text + len, sizeof(c.parallel.order_text) - len, "%s%s",
+						i ? "-" : "", dc_axis_name(order[i]));
+		}
+		memcpy(c.parallel.order, order, sizeof(order));
+		for (size_t a = 0; a < 2; a++)
+		for (size_t b = 0; b < 2; b++)
+		for (size_t d = 0; d < 2; d++)
+		for (size_t e = 0; e < 2; e++)
+		for (size_t f = 0; f < 2; f++)
+		for (int fold_etp = 0; fold_etp < 2; fold_etp++) {
+			struct dc_layout lay;
+			uint64_t tp = tps[a], cp = cps[b], dp = dps[d], pp = pps[e], ep = eps[f];
+			uint64_t etp = fold_etp ? 1 : tp, world = tp * cp * dp * pp, stage = world / pp, edp;
+			uint64_t dsz[DC_AXIS_COUNT], esz[DC_AXIS_COUNT];
+			int same = 1, want;
+			if ((tp * cp * dp) % (ep * etp))
+				continue;
+			edp = tp * cp * dp / (ep * etp);
+			memset(&lay, 0, sizeof(lay));
+			lay.tp = tp, lay.cp = cp, lay.dp = dp, lay.pp = pp, lay.ep = ep, lay.etp = etp;
+			if (dc_layout_expert_error(&lay, 8, dc_layout_pp_outermost(&c, &lay)))
+				continue; /* not a layout distcalc runs (folded without pp last) */
+			dsz[DC_AXIS_TP] = tp, dsz[DC_AXIS_CP] = cp, dsz[DC_AXIS_EP] = 1, dsz[DC_AXIS_DP] = dp, dsz[DC_AXIS_PP] = pp;
+			esz[DC_AXIS_TP] = etp, esz[DC_AXIS_CP] = 1, esz[DC_AXIS_EP] = ep, esz[DC_AXIS_DP] = edp, esz[DC_AXIS_PP] = pp;
+			for (uint64_t r1 = 0; r1 < world && same; r1++)
+				for (uint64_t r2 = 0; r2 < world && same; r2++) {
+					uint64_t d1[DC_AXIS_COUNT], d2[DC_AXIS_COUNT], e1[DC_AXIS_COUNT], e2[DC_AXIS_COUNT];
+					int meg[DC_AXIS_COUNT], dec_pp = 1, ours[DC_AXIS_COUNT];
+					megatron_coords(order, dsz, r1, d1);
+					megatron_coords(order, dsz, r2, d2);
+					megatron_coords(order, esz, r1, e1);
+					megatron_coords(order, esz, r2, e2);
+					/* meg[A]: r1 and r2 in one expert group along A */
+					for (int A = 0; A < DC_AXIS_COUNT; A++) {
+						meg[A] = 1;
+						for (int x = 0; x < DC_AXIS_COUNT; x++)
+							if (x != A)
+								meg[A] &= e1[x] == e2[x];
+					}
+					for (int x = 0; x < DC_AXIS_COUNT; x++)
+						if (x != DC_AXIS_PP)
+							dec_pp &= d1[x] == d2[x];
+					if (dc_layout_expert_folded(&lay)) {
+						/* local = t + etp (e + ep x j) */
+						uint64_t l1 = r1 % stage, l2 = r2 % stage, s12 = r1 / stage == r2 / stage;
+						uint64_t t1 = l1 % etp, t2 = l2 % etp, q1 = l1 / etp % ep, q2 = l2 / etp % ep;
+						uint64_t j1 = l1 / (etp * ep), j2 = l2 / (etp * ep);
+						ours[DC_AXIS_EP] = s12 && t1 == t2 && j1 == j2;
+						ours[DC_AXIS_TP] = s12 && q1 == q2 && j1 == j2;
+						ours[DC_AXIS_DP] = s12 && t1 == t2 && q1 == q2;
+					} else {
+						int rest = d1[DC_AXIS_CP] == d2[DC_AXIS_CP] && d1[DC_AXIS_PP] == d2[DC_AXIS_PP];
+						ours[DC_AXIS_EP] = rest && d1[DC_AXIS_TP] == d2[DC_AXIS_TP] &&
+								   d1[DC_AXIS_DP] / ep == d2[DC_AXIS_DP] / ep;
+						ours[DC_AXIS_TP] = rest && d1[DC_AXIS_DP] == d2[DC_AXIS_DP];
+						ours[DC_AXIS_DP] = rest && d1[DC_AXIS_TP] == d2[DC_AXIS_TP] &&
+								   d1[DC_AXIS_DP] % ep == d2[DC_AXIS_DP] % ep;
+					}
+					same = meg[DC_AXIS_EP] == ours[DC_AXIS_EP] && meg[DC_AXIS_TP] == ours[DC_AXIS_TP] &&
+					       meg[DC_AXIS_DP] == ours[DC_AXIS_DP] && (pp < 2 || meg[DC_AXIS_PP] == dec_pp);
+				}
+			want = same;
+			ck_assert_msg(dc_layout_ep_placed(&c, &lay) == want, "order %s tp %llu cp %llu dp %llu pp %llu ep %llu etp %llu: "
+				      "placed %d, the generator's groups %s", c.parallel.order_text, (unsigned long long)tp,
+				      (unsigned long long)cp, (unsigned long long)dp, (unsigned long long)pp,
+				      (unsigned long long)ep, (unsigned long long)etp, dc_layout_ep_placed(&c, &lay),
+				      want ? "match" : "differ");
+			checked++;
+			placed += (uint64_t)want;
+		}
+	}
+	/* both answers occur many times */
+	ck_assert_uint_gt(placed, 100);
+	ck_assert_uint_gt(checked - placed, 100);
+}
+END_TEST
 
 START_TEST(test_classes_match_brute_force)
 {
@@ -1683,6 +1807,7 @@ int main(void)
 	tcase_add_test(tc, test_moe_interval_brute_force);
 	tcase_add_test(tc, test_moe_interval_rules);
 	tcase_add_test(tc, test_classes_match_brute_force);
+	tcase_add_test(tc, test_ep_order_matches_megatron);
 	tcase_add_test(tc, test_registry_order);
 	tcase_add_test(tc, test_estimate_needs_and_results);
 	tcase_add_test(tc, test_estimate_error_text);

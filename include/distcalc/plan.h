@@ -93,13 +93,15 @@ static inline uint64_t dc_layout_schedules(const struct dc_layout *l)
  * and the search both ask this. */
 const char *dc_layout_expert_error(const struct dc_layout *lay, uint64_t num_experts, int pp_outermost);
 
-/* 1 when parallel.order of `in` places ep just before dp (cp between them
- * aside), as Megatron-Core's default "tp-cp-ep-dp-pp" does: its expert
- * rank generator reads the same order with cp 1, so elsewhere its expert
- * groups are other ranks than distcalc's (or, ep not named, it refuses
- * the order). What ep > 1 needs, outside training.framework torchtitan
- * (its own mesh); the loader and the search both ask this. */
-int dc_layout_ep_placed(const struct dc_config *in);
+/* 1 when Megatron-Core's expert rank generator, which reads parallel.order
+ * of `in` (with cp 1), forms for `lay` the expert groups distcalc prices
+ * (ep consecutive members of each dp group, or folded a stage's ranks as
+ * etp x ep x edp) and the same pipeline groups, as its default
+ * "tp-cp-ep-dp-pp" does; 0 for another order, or one that does not name
+ * ep at ep > 1 (Megatron-Core refuses it). Always 1 without an expert
+ * layout, and under training.framework torchtitan and deepspeed (their
+ * own groups). The loader and the search both ask this. */
+int dc_layout_ep_placed(const struct dc_config *in, const struct dc_layout *lay);
 
 /* 1 when the expert layout is folded: ep does not come out of dp alone, or
  * etp differs from tp (etp 0 reads as tp). */

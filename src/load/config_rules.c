@@ -735,35 +735,6 @@ static int rule_ep(struct loader *l)
 		return 0;
 	if (!p->dp)
 		return 0; /* the layout is wrong already (reported above) */
-	/* Megatron-Core's expert rank generator reads parallel.order itself,
-	 * with cp 1 (parallel_state.py:886-895 at d98e8a64): its ep groups are
-	 * ep consecutive members of the expert-dp ranks only where ep comes
-	 * just before dp (cp between them aside), as in its default; elsewhere
-	 * they are other ranks, which distcalc does not group (a trial's
-	 * orders moved nothing, silently), and an order without ep is refused
-	 * there (:504-508). torchtitan builds its own mesh: not its concern. */
-	if (ep > 1 && !dc_layout_ep_placed(l->cfg)) {
-		int named = 0;
-		for (const char *t = p->order_text; *t; t += strcspn(t, "-"), t += *t == '-')
-			named |= strncmp(t, "ep", 2) == 0 && (t[2] == '-' || t[2] == 0);
-		if (!named) {
-			dc_cfg_errorf(l, blame(l, KEY_PARALLEL_ORDER, KEY_PARALLEL_EP),
-				      "'parallel.order': names no ep, with parallel.ep %llu, which Megatron-Core refuses (its "
-				      "rank generator: \"you haven't specified the order\", parallel_state.py:504-508 at "
-				      "d98e8a64); put ep just before dp, as in its default \"tp-cp-ep-dp-pp\", got \"%s\"",
-				      (unsigned long long)ep, p->order_text);
-			return 0;
-		}
-		{
-			dc_cfg_errorf(l, blame(l, KEY_PARALLEL_ORDER, KEY_PARALLEL_EP),
-				      "'parallel.order': with parallel.ep %llu, ep must come just before dp (cp between them "
-				      "aside), as in Megatron-Core's default \"tp-cp-ep-dp-pp\": its expert rank generator "
-				      "reads this order with cp 1 (parallel_state.py:886-895 at d98e8a64), so an ep placed "
-				      "elsewhere makes other ranks an expert group, which distcalc does not model; got \"%s\"",
-				      (unsigned long long)ep, p->order_text);
-			return 0;
-		}
-	}
 	/* pp the slowest axis: no axis of degree > 1 after it in the order */
 	for (int i = 0; i < DC_AXIS_COUNT; i++) {
 		enum dc_axis a = p->order[i];
@@ -812,6 +783,33 @@ static int rule_ep(struct loader *l)
 	}
 	if (why)
 		return 0;
+	/* Megatron-Core's expert rank generator reads parallel.order itself,
+	 * with cp 1 (parallel_state.py:886-895 at d98e8a64): only some orders
+	 * give the expert groups distcalc prices (dc_layout_ep_placed; a
+	 * trial's orders moved nothing, silently), and an order without ep
+	 * it refuses (:504-508) */
+	if (!dc_layout_ep_placed(l->cfg, &lay)) {
+		int named = 0;
+		for (const char *t = p->order_text; *t; t += strcspn(t, "-"), t += *t == '-')
+			named |= strncmp(t, "ep", 2) == 0 && (t[2] == '-' || t[2] == 0);
+		if (!named)
+			dc_cfg_errorf(l, blame(l, KEY_PARALLEL_ORDER, KEY_PARALLEL_EP),
+				      "'parallel.order': names no ep, with parallel.ep %llu, which Megatron-Core refuses (its "
+				      "rank generator: \"you haven't specified the order\", parallel_state.py:504-508 at "
+				      "d98e8a64); put ep just before dp, as in its default \"tp-cp-ep-dp-pp\", got \"%s\"",
+				      (unsigned long long)ep, p->order_text);
+		else
+			dc_cfg_errorf(l, blame(l, KEY_PARALLEL_ORDER, KEY_PARALLEL_EP),
+				      "'parallel.order': Megatron-Core's expert rank generator reads this order with cp 1 "
+				      "(parallel_state.py:886-895 at d98e8a64), and \"%s\" makes other ranks its expert "
+				      "groups (or pipeline groups) than distcalc prices at ep %llu, etp %llu: %s, which its "
+				      "default \"tp-cp-ep-dp-pp\" does",
+				      p->order_text, (unsigned long long)ep, (unsigned long long)etp,
+				      dc_layout_expert_folded(&lay)
+					      ? "folded, a stage's ranks regroup as etp x ep x expert-dp, etp the fastest"
+					      : "ep consecutive members of each dp group");
+		return 0;
+	}
 	if (etp != p->tp && p->tp > 1 && !p->sequence_parallel && l->cfg->training.framework == DC_FRAMEWORK_TORCHTITAN)
 		/* torchtitan's EP takes the tp ranks' tokens whole (etp 1); its
 		 * sequence parallelism is on by default (enable_sequence_parallel,
@@ -3302,7 +3300,7 @@ static const struct rule rules[] = {
 	 rule_layout},
 	{{"tp divides num_attention_heads and num_kv_heads",
 	  KEYS("parallel.tp", "model.num_attention_heads", "model.num_kv_heads")}, rule_tp_heads},
-	{{"ep > 1 or etp other than tp: a mixture-of-experts model, ep divides num_experts, ep × etp divides tp × dp × cp, ep > 1 named in parallel.order just before dp (cp between them aside: Megatron-Core's expert rank generator reads the order), pp the slowest axis when folded, sequence_parallel when etp ≠ tp > 1; under training.framework torchtitan, which has no expert tensor-parallel size, a given etp is 1 at ep > 1 and tp at ep 1, and ep > 1 at tp > 1 needs sequence_parallel (its default; the other case is not modelled)",
+	{{"ep > 1 or etp other than tp: a mixture-of-experts model, ep divides num_experts, ep × etp divides tp × dp × cp, parallel.order one that gives the expert and pipeline groups distcalc prices under Megatron-Core's expert rank generator, which reads it (ep named, just before dp when carved out of dp; folded, tp then ep then dp, cp and axes of one rank aside; not under torchtitan or deepspeed, whose groups are their own), pp the slowest axis when folded, sequence_parallel when etp ≠ tp > 1; under training.framework torchtitan, which has no expert tensor-parallel size, a given etp is 1 at ep > 1 and tp at ep 1, and ep > 1 at tp > 1 needs sequence_parallel (its default; the other case is not modelled)",
 	  KEYS("parallel.ep", "parallel.etp", "parallel.dp", "parallel.tp", "parallel.cp", "parallel.order",
 	       "parallel.sequence_parallel", "model.num_experts")}, rule_ep},
 	{{"tp divides the MLP inner sizes it splits, ffn_hidden_size (where a layer has a dense MLP) and shared_expert_ffn_hidden_size, and etp moe_ffn_hidden_size (etp: as given, else tp, or 1 under training.framework torchtitan at ep > 1, whose experts are whole there), as Megatron-Core's row-parallel linears assert (megatron/core/tensor_parallel/layers.py:1408 and extensions/transformer_engine.py:2470-2472 through core/utils.py:590-599's divide(), Megatron-LM d98e8a6)",

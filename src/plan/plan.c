@@ -306,23 +306,49 @@ const char *dc_layout_expert_error(const struct dc_layout *lay, uint64_t num_exp
 	return NULL;
 }
 
-int dc_layout_ep_placed(const struct dc_config *in)
+int dc_layout_ep_placed(const struct dc_config *in, const struct dc_layout *lay)
 {
-	int at_ep = -1, at_dp = -1, n = 0;
-	if (in->training.framework == DC_FRAMEWORK_TORCHTITAN)
+	uint64_t ep = lay->ep ? lay->ep : 1, etp = lay->etp ? lay->etp : lay->tp, cp = lay->cp ? lay->cp : 1;
+	uint64_t es[DC_AXIS_COUNT], ds[DC_AXIS_COUNT], e = 1, d = 1, edp;
+	int named = 0;
+	/* torchtitan builds its own mesh, DeepSpeed its expert groups of
+	 * consecutive dp ranks whatever the order: the plan's own */
+	if (in->training.framework == DC_FRAMEWORK_TORCHTITAN || in->training.framework == DC_FRAMEWORK_DEEPSPEED ||
+	    (ep <= 1 && etp == lay->tp))
 		return 1;
-	/* an axis the order leaves out follows the named ones (the loader),
-	 * so an ep not named comes after dp, never just before it */
+	/* Megatron-Core refuses an order without an axis of size > 1
+	 * (parallel_state.py:504-508 at d98e8a64) */
+	for (const char *t = in->parallel.order_text; *t; t += strcspn(t, "-"), t += *t == '-')
+		named |= strncmp(t, "ep", 2) == 0 && (t[2] == '-' || t[2] == 0);
+	if (ep > 1 && !named)
+		return 0;
+	if (!ep || !etp || (lay->tp * lay->dp * cp) % (ep * etp))
+		return 1; /* not an expert layout at all: dc_layout_expert_error says so */
+	edp = lay->tp * lay->dp * cp / (ep * etp);
+	/* the strides of the two rank generators over the same order: the
+	 * decoder's (tp, cp, dp, pp; ep 1) and the experts' (etp, ep, edp,
+	 * pp; cp 1: :886-895) */
 	for (int i = 0; i < DC_AXIS_COUNT; i++) {
-		if (in->parallel.order[i] == DC_AXIS_CP)
-			continue;
-		if (in->parallel.order[i] == DC_AXIS_EP)
-			at_ep = n;
-		if (in->parallel.order[i] == DC_AXIS_DP)
-			at_dp = n;
-		n++;
+		enum dc_axis a = in->parallel.order[i];
+		uint64_t esz = a == DC_AXIS_TP ? etp : a == DC_AXIS_EP ? ep : a == DC_AXIS_DP ? edp : a == DC_AXIS_PP ? lay->pp : 1;
+		uint64_t dsz = a == DC_AXIS_TP ? lay->tp : a == DC_AXIS_CP ? cp : a == DC_AXIS_DP ? lay->dp : a == DC_AXIS_PP ? lay->pp : 1;
+		es[a] = e;
+		e *= esz;
+		ds[a] = d;
+		d *= dsz;
 	}
-	return at_ep >= 0 && at_ep + 1 == at_dp;
+	/* the pipeline groups must agree (Megatron-Core asserts it, :904-907) */
+	if (lay->pp > 1 && es[DC_AXIS_PP] != ds[DC_AXIS_PP])
+		return 0;
+	/* the groups distcalc prices (dc_plan_derive's expert groups): carved
+	 * out of dp, ep consecutive members of each dp group and the experts
+	 * split over the tp group; folded, a stage's ranks as etp x ep x edp,
+	 * etp the fastest. An axis of one rank has no stride to match. */
+	if (!dc_layout_expert_folded(lay))
+		return (ep < 2 || es[DC_AXIS_EP] == ds[DC_AXIS_DP]) && (edp < 2 || es[DC_AXIS_DP] == ds[DC_AXIS_DP] * ep) &&
+		       (etp < 2 || es[DC_AXIS_TP] == ds[DC_AXIS_TP]);
+	return (etp < 2 || es[DC_AXIS_TP] == 1) && (ep < 2 || es[DC_AXIS_EP] == etp) &&
+	       (edp < 2 || es[DC_AXIS_DP] == etp * ep);
 }
 
 int dc_layout_pp_outermost(const struct dc_config *in, const struct dc_layout *lay)
@@ -400,7 +426,7 @@ enum dc_layout_fault dc_layout_fault_inner(const struct dc_config *in, const str
 	/* DeepEP is priced over the ep group alone (the loader's
 	 * rule_moe_dispatcher refuses etp > 1 with it) */
 	if (dc_layout_expert_error(lay, in->model.num_experts, dc_layout_pp_outermost(in, lay)) ||
-	    (ep > 1 && !dc_layout_ep_placed(in)) ||
+	    !dc_layout_ep_placed(in, lay) ||
 	    (etp != lay->tp && lay->tp > 1 && !lay->sequence_parallel) ||
 	    (in->training.moe_dispatcher == DC_MOE_DISPATCH_DEEPEP && in->model.num_experts && ep > 1 && etp > 1))
 		return DC_LF_EXPERT;
