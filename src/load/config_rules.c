@@ -1791,6 +1791,33 @@ static int rule_bf16_layers(struct loader *l)
 static void warn_key(struct loader *l, enum key_id k, const char *why, const char *fix);
 static int search_tries_above_one(const struct loader *l, const struct dc_search_values *v);
 
+/* NCCL refuses a collective of FP8 elements below sm90 ("FP8 reduction
+ * support begins with sm90 capable devices", src/enqueue.cc v2.26.2
+ * L2204-2208: any collective, not the point-to-point ops), so the
+ * collectives sweep of one on an A100 prices what cannot run (a review) */
+static int rule_collective_fp8(struct loader *l)
+{
+	const struct dc_config *c = l->cfg;
+	enum dc_collective_op op = c->collective.op;
+	if ((c->collective.dtype != DC_DTYPE_F8E4M3 && c->collective.dtype != DC_DTYPE_F8E5M2) ||
+	    op == DC_COLLECTIVE_ALL_TO_ALL || op == DC_COLLECTIVE_SEND_RECV || !l->opts || !l->opts->experiment ||
+	    strcmp(l->opts->experiment, "collectives") != 0)
+		return 0;
+	if (dc_gpu_arch(c->cluster.gpu) == DC_GPU_ARCH_AMPERE)
+		dc_cfg_errorf(l, blame(l, KEY_COLLECTIVE_DTYPE, KEY_CLUSTER_GPU),
+			      "'collective.dtype': \"%s\" on an Ampere GPU (cluster.gpu \"%s\"), which NCCL refuses for "
+			      "%s: FP8 collectives need sm90 or later (src/enqueue.cc v2.26.2 L2204-2208); give a Hopper or "
+			      "Blackwell GPU, or another dtype",
+			      dc_dtype_name(c->collective.dtype), dc_gpu_name(c->cluster.gpu), dc_collective_op_name(op));
+	else if (c->cluster.gpu == DC_GPU_NONE)
+		dc_cfg_warnf(l, KEY_COLLECTIVE_DTYPE,
+			     "'collective.dtype': \"%s\" needs a Hopper or Blackwell GPU (NCCL refuses FP8 collectives "
+			     "below sm90, src/enqueue.cc v2.26.2 L2204-2208), and the config names none (cluster.gpu): "
+			     "priced as given",
+			     dc_dtype_name(c->collective.dtype));
+	return 0;
+}
+
 /* Key k given by the config file or --set, not filled by a model file or
  * a preset */
 static int given_here(const struct loader *l, enum key_id k)
@@ -3430,6 +3457,9 @@ static const struct rule rules[] = {
 	{{"model.vocab_size that parallel.tp does not divide (tp > 1) is priced as given, V / tp rows a rank on average, with a warning naming the size Megatron-LM pads it to (a multiple of 128 x tp: its vocab-parallel embedding and head divide it exactly, megatron/core/tensor_parallel/utils.py:118 at d98e8a64); not under the layout search",
 	  KEYS("model.vocab_size", "parallel.tp")},
 	 rule_vocab_tp},
+	{{"collective.dtype f8e4m3 or f8e5m2 under --experiment collectives (a collective, not all_to_all or send_recv) is refused on an Ampere cluster.gpu and warns without one: NCCL runs FP8 collectives on sm90 and later",
+	  KEYS("collective.dtype", "collective.op", "cluster.gpu")},
+	 rule_collective_fp8},
 };
 
 #define NRULES (sizeof(rules) / sizeof(rules[0]))
