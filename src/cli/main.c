@@ -504,7 +504,7 @@ static int sink_open(struct sink *s, const char *path)
 		 * would otherwise fall to the writer's own (a trial) */
 		s->uid = st.st_uid;
 		s->gid = st.st_gid;
-		s->keep_owner = st.st_uid != geteuid() || st.st_gid != getegid();
+		s->keep_owner = 1; /* compared with the new file's at the commit */
 	}
 	s->kind = SINK_ATOMIC;
 	/* A short name beside the target: "<name>.tmp.XXXXXX" would pass
@@ -617,8 +617,14 @@ static int sink_commit(struct sink *s)
 	/* the owner first: a change of owner may clear set-id bits, which
 	 * the mode then restores; one this process may not give is left as
 	 * the new file has it (no error: the report is whole) */
-	if (s->keep_owner && fchown(s->fd, s->uid, s->gid) != 0 && fchown(s->fd, (uid_t)-1, s->gid) != 0)
-		errno = 0;
+	{
+		/* against what the new file got (a setgid directory gives
+		 * its own group: a review) */
+		struct stat now;
+		if (s->keep_owner && fstat(s->fd, &now) == 0 && (now.st_uid != s->uid || now.st_gid != s->gid) &&
+		    fchown(s->fd, s->uid, s->gid) != 0 && fchown(s->fd, (uid_t)-1, s->gid) != 0)
+			errno = 0;
+	}
 	failed = fsync(s->fd) != 0 || fchmod(s->fd, s->mode) != 0;
 	saved = errno;
 	if (close(s->fd) != 0 && !failed) {

@@ -1841,16 +1841,17 @@ static int rule_moe_dispatcher(struct loader *l)
 		 * given in the config or by --set (a model file's n_group is
 		 * the model's, said or not), under the AlltoAll it moves
 		 * nothing (a trial's --set of both changed no figure, silently) */
-		int g = given_here(l, KEY_MODEL_ROUTER_GROUPS)       ? KEY_MODEL_ROUTER_GROUPS
-			: given_here(l, KEY_MODEL_ROUTER_GROUP_TOPK) ? KEY_MODEL_ROUTER_GROUP_TOPK
-								     : -1;
-		if (g >= 0 && c->model.num_experts && !set_unread(l, (enum key_id)g))
+		int gs = given_here(l, KEY_MODEL_ROUTER_GROUPS), gt = given_here(l, KEY_MODEL_ROUTER_GROUP_TOPK);
+		int g = gs ? KEY_MODEL_ROUTER_GROUPS : KEY_MODEL_ROUTER_GROUP_TOPK;
+		if ((gs || gt) && c->model.num_experts && !set_unread(l, (enum key_id)g))
 			dc_cfg_warnf(l, g,
-				     "'%s': only training.moe_dispatcher \"deepep\" reads group-limited routing (a token's "
+				     "%s: only training.moe_dispatcher \"deepep\" reads group-limited routing (a token's "
 				     "experts on fewer nodes, fewer network crossings); under \"alltoall\" every copy of a "
-				     "token is sent alike, so it has no effect; set training.moe_dispatcher \"deepep\", or "
-				     "drop the key",
-				     dc_cfg_keys[g].info.path);
+				     "token is sent alike, so %s no effect; set training.moe_dispatcher \"deepep\", or "
+				     "drop %s",
+				     gs && gt ? "'model.router_groups', 'model.router_group_topk'" : gs ? "'model.router_groups'"
+											 : "'model.router_group_topk'",
+				     gs && gt ? "they have" : "it has", gs && gt ? "them" : "the key");
 		return 0;
 	}
 	if (!c->model.num_experts) {

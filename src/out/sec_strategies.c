@@ -64,7 +64,7 @@ static void view(const struct dc_run *run, void *out)
 	v->note = unaligned_note(run, v->note_text, sizeof(v->note_text));
 	if (!v->note)
 		v->note = "align the work first: every row keeps the configured global batch; compare memory, bytes and time per token, never step time alone";
-	v->means = "bytes the busiest rank sends per step x world size / tokens per step";
+	v->means = "bytes the analysed rank (comm.stage) sends per step x world size / tokens per step";
 	v->time_means = "that rank's communication time per step, nothing overlapped / tokens per step: one rank's "
 			"time, not x world size";
 	{

@@ -79,7 +79,7 @@ static void comm_bytes_label(const void *base, char *buf, size_t len)
 		dc_text_fmt(buf, len, "bytes sent per step (each axis's busiest stage: stage %llu, EP stage %llu)",
 			    (unsigned long long)v->stage, (unsigned long long)v->ep_stage);
 	else
-		dc_text_fmt(buf, len, "bytes sent per step (busiest rank)");
+		dc_text_fmt(buf, len, "bytes sent per step (the analysed rank)");
 }
 
 #define V(m) offsetof(struct view, m)
