@@ -1379,8 +1379,11 @@ void dc_net_init(const struct dc_config *cfg, struct dc_net *net)
 	net->nvls_channels = 16; /* NCCL_NVLS_NCHANNELS' default (src/transport/nvls.cc) */
 	net->plugin_latency_s =
 		c->plugin_latency_fitted ? c->plugin_latency_s : fabrics[c->network].plugin_latency_s;
-	net->net_overhead_s = fabrics[c->network].overhead_s;
-	net->amd_hosts = fabrics[c->network].amd_hosts;
+	/* the hosts' vendor: the fabric's (EFA's p5 hosts), or the system
+	 * preset's where its data sheet names an AMD host (a DGX A100's two
+	 * EPYC 7742: a review found it priced as Intel's) */
+	net->amd_hosts = fabrics[c->network].amd_hosts || c->system == DC_SYSTEM_DGX_A100;
+	net->net_overhead_s = net->amd_hosts ? 2e-6 : fabrics[c->network].overhead_s;
 	memcpy(net->tree_factor, tree_correction, sizeof(net->tree_factor));
 	memcpy(net->ramp, c->bw_ramp, sizeof(net->ramp));
 }
