@@ -2830,6 +2830,24 @@ static int rule_whatif(struct loader *l)
 		dc_cfg_warnf(l, KEY_WHATIF_SLOW_NETWORK_NODE,
 			     "'whatif.slow_network.node': %llu has no effect: whatif.slow_network.scope \"all\" slows every link between nodes; drop it, or set scope \"node\"",
 			     (unsigned long long)w->slow_node);
+	/* one NVLink domain: no link between nodes to slow (a trial's factor
+	 * on a one-node config read "Warnings none", the scenario "nothing
+	 * slowed") */
+	{
+		static const enum key_id slow[] = {KEY_WHATIF_SLOW_NETWORK_FACTOR, KEY_WHATIF_SLOW_NETWORK_SCOPE,
+						   KEY_WHATIF_SLOW_NETWORK_NODE};
+		uint64_t dom = c->cluster.nvlink_domain ? c->cluster.nvlink_domain : c->cluster.gpus_per_node;
+		if (c->cluster.num_nodes == 1 || (dom && dom >= c->world_size))
+			for (size_t i = 0; i < sizeof(slow) / sizeof(slow[0]); i++)
+				if (seen(l, slow[i]) && !set_unread(l, slow[i])) {
+					dc_cfg_warnf(l, (int)slow[i],
+						     "'%s': has no effect: the cluster is one NVLink domain (%llu GPUs), so no "
+						     "link between nodes carries a collective for whatif.slow_network to slow; "
+						     "drop it, or give more nodes",
+						     dc_cfg_keys[slow[i]].info.path, (unsigned long long)c->world_size);
+					break;
+				}
+	}
 	if (w->slow_factor > 1)
 		dc_cfg_errorf(l, KEY_WHATIF_SLOW_NETWORK_FACTOR,
 		       "'whatif.slow_network.factor': must be at most 1 (the share of the bandwidth kept), got %g",
@@ -3399,7 +3417,7 @@ static const struct rule rules[] = {
 	 rule_attention_fp8},
 	{{"the sweep's step_factor is at least 2 and min_bytes at most max_bytes",
 	  KEYS("collective.step_factor", "collective.min_bytes", "collective.max_bytes")}, rule_sweep},
-	{{"the what-if node is below num_nodes (given with scope all it warns: no effect), its factor at most 1, the slow data rank below the world size, and expert_imbalance at most num_experts / experts_per_token (on a dense model a value above 1 warns: it has no effect)",
+	{{"the what-if node is below num_nodes (given with scope all it warns: no effect), its factor at most 1 (a slow_network key given on a cluster of one NVLink domain warns: no link between nodes to slow), the slow data rank below the world size, and expert_imbalance at most num_experts / experts_per_token (on a dense model a value above 1 warns: it has no effect)",
 	  KEYS("whatif.slow_network.node", "whatif.slow_network.scope", "whatif.slow_network.factor", "whatif.slow_data_rank.rank",
 	       "whatif.expert_imbalance", "cluster.num_nodes", "model.num_experts")}, rule_whatif},
 	{{"nvlink_domain is a multiple of gpus_per_node; a world of more than one domain that is not a whole number of them warns (its last domain is partial), naming the largest whole part of a domain, at least half, that the world fills; collnet on a network other than ib (no in-network reduction) warns, and so does an inter_node.bandwidth above 100 GB/s, the fastest NIC's 800 Gb/s (both priced as given)",
