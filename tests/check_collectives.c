@@ -378,7 +378,10 @@ START_TEST(calibrate_two_logs)
 	ck_assert_uint_eq(d.count, 1);
 	ck_assert_int_eq(d.entries[0].severity, DC_SEV_WARNING);
 	ck_assert_ptr_nonnull(strstr(d.entries[0].text, "'--calibrate': the log ran 8 ranks per host, the config has 4 "
-							"GPUs per node; its hosts are priced with the config's 8 NICs per node"));
+							"GPUs per node (cluster.gpus_per_node); its hosts are priced with "
+							"the config's 8 NICs per node (cluster.nics_per_node)"));
+	/* the keys named, and the value that fits the log's hosts */
+	ck_assert_ptr_nonnull(strstr(d.entries[0].text, "give --set cluster.gpus_per_node=8"));
 	dc_calibration_release(&cal);
 	dc_nccl_log_release(&logs[0]);
 	dc_nccl_log_release(&logs[1]);

@@ -1055,12 +1055,14 @@ int dc_calibrate(struct dc_config *cfg, const struct dc_nccl_log *logs, const ch
 		}
 		if (l->ranks_per_node != cfg->cluster.gpus_per_node)
 			dc_diag_warn(diag,
-				     "%s: '--calibrate': the log ran %llu ranks per host, the config has %llu GPUs per node; "
-				     "its hosts are priced with the config's %llu NICs per node, so the fitted NIC rate is "
-				     "per one of those",
+				     "%s: '--calibrate': the log ran %llu ranks per host, the config has %llu GPUs per node "
+				     "(cluster.gpus_per_node); its hosts are priced with the config's %llu NICs per node "
+				     "(cluster.nics_per_node), so the fitted NIC rate is per one of those; give "
+				     "--set cluster.gpus_per_node=%llu (and the NICs the log's hosts have) to fit the log's "
+				     "own hosts",
 				     shown, (unsigned long long)l->ranks_per_node,
 				     (unsigned long long)cfg->cluster.gpus_per_node,
-				     (unsigned long long)cfg->cluster.nics_per_node);
+				     (unsigned long long)cfg->cluster.nics_per_node, (unsigned long long)l->ranks_per_node);
 		snprintf(o->name, sizeof(o->name), "%s", shown);
 		o->op = l->op;
 		o->op_source = l->op_source;
