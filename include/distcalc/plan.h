@@ -103,6 +103,10 @@ const char *dc_layout_expert_error(const struct dc_layout *lay, uint64_t num_exp
  * own groups). The loader and the search both ask this. */
 int dc_layout_ep_placed(const struct dc_config *in, const struct dc_layout *lay);
 
+/* 1 when parallel.order as written (order_text) names ep; an axis left
+ * out follows the named ones in parallel.order */
+int dc_layout_order_names_ep(const struct dc_config *in);
+
 /* 1 when the expert layout is folded: ep does not come out of dp alone, or
  * etp differs from tp (etp 0 reads as tp). */
 int dc_layout_expert_folded(const struct dc_layout *lay);

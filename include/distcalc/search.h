@@ -124,6 +124,13 @@ int dc_search_run(const struct dc_config *in, unsigned jobs, const struct dc_sea
  * not fit). */
 int dc_search_tight(uint64_t peak_bytes, uint64_t limit_bytes);
 
+/* What a tight fit's warning adds on `gpu` (the single run's, sec_memory.c,
+ * and the search's winner's, sec_search.c): on a Hopper or Blackwell card
+ * the clause that its usable memory is below the data sheet's (*clause,
+ * from ", and") and the fix to give first (*fix, ending in ", "); "" both
+ * on another GPU or none. */
+void dc_search_tight_usable(enum dc_gpu gpu, const char **clause, const char **fix);
+
 /* The layout as --set overrides: "parallel.tp=8 parallel.pp=8 ..." joined
  * by `sep`, written into buf (always NUL-terminated). With `json`, a JSON
  * object of the same paths and values instead. Returns the length. */

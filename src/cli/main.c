@@ -288,7 +288,7 @@ struct sink {
 	mode_t mode;
 	uid_t uid;       /* with keep_owner: the replaced file's owner and group */
 	gid_t gid;
-	int keep_owner;  /* the file replaced had an owner or group of its own */
+	int keep_owner;  /* an existing file is replaced: its owner and group are given back at the commit */
 	int err;  /* errno of the first failed write */
 	int slot; /* SINK_ATOMIC: its place in sink_tmp_path */
 };

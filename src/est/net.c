@@ -57,7 +57,7 @@ static const double hop_inter[DC_NET_ALGO_COUNT][DC_NET_PROTO_COUNT] = {
  * more bus bandwidth than NCCL's llMaxBws (tuning.cc v2.26.2 L151-156):
  * in one node by GPU generation, across nodes by the hosts' CPU vendor
  * (L218-220: Intel's row 39.0 GB/s on two nodes and 20.4 on more, AMD's
- * 22.5 and 19.0; net->amd_hosts, the fabric's). The ceiling bounds the rate of
+ * 22.5 and 19.0; net->amd_hosts: dc_net_init). The ceiling bounds the rate of
  * every channel together (NCCL applies it when it fills comm->bandwidths,
  * L256 and L259, and scales that by the channels a call uses afterwards,
  * v2.21.5 L436): a call on fewer channels gets its share of the ceiling
@@ -1332,6 +1332,7 @@ uint64_t dc_net_default_channels(const struct dc_config *cfg)
  * (getNetOverhead, L190-195: Intel 1 us, AMD 2 us) and LL's ceiling
  * across nodes (llMaxBws' row, L218-220: ll_cap_bytes_per_s).
  * docs/network-model.md, "Fabrics", gives each source. */
+#define AMD_OVERHEAD_S 2e-6 /* getNetOverhead's AMD row (tuning.cc v2.26.2 L193) */
 static const struct {
 	double plugin_latency_s, overhead_s;
 	int amd_hosts;
@@ -1341,7 +1342,7 @@ static const struct {
 	/* aws-ofi-nccl's own cost model: TUNER_NET_LATENCY 20 us a network
 	 * step (include/nccl_ofi_param.h; not the 75 us platform-aws.c reports
 	 * to NCCL's tuner "by design"); AMD hosts (p5: EPYC) */
-	[DC_NETWORK_EFA] = {20e-6, 2e-6, 1}, /* literals: 20.0 * US is not the double nearest 20 us */
+	[DC_NETWORK_EFA] = {20e-6, AMD_OVERHEAD_S, 1}, /* a literal: 20.0 * US is not the double nearest 20 us */
 	[DC_NETWORK_TCPXO] = {0, 1.0 * US, 0}, /* no published plugin latency found: none added */
 };
 
@@ -1383,7 +1384,7 @@ void dc_net_init(const struct dc_config *cfg, struct dc_net *net)
 	 * preset's where its data sheet names an AMD host (a DGX A100's two
 	 * EPYC 7742: a review found it priced as Intel's) */
 	net->amd_hosts = fabrics[c->network].amd_hosts || c->system == DC_SYSTEM_DGX_A100;
-	net->net_overhead_s = net->amd_hosts ? 2e-6 : fabrics[c->network].overhead_s;
+	net->net_overhead_s = net->amd_hosts ? AMD_OVERHEAD_S : fabrics[c->network].overhead_s;
 	memcpy(net->tree_factor, tree_correction, sizeof(net->tree_factor));
 	memcpy(net->ramp, c->bw_ramp, sizeof(net->ramp));
 }

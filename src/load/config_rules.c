@@ -789,10 +789,7 @@ static int rule_ep(struct loader *l)
 	 * trial's orders moved nothing, silently), and an order without ep
 	 * it refuses (:504-508) */
 	if (!dc_layout_ep_placed(l->cfg, &lay)) {
-		int named = 0;
-		for (const char *t = p->order_text; *t; t += strcspn(t, "-"), t += *t == '-')
-			named |= strncmp(t, "ep", 2) == 0 && (t[2] == '-' || t[2] == 0);
-		if (!named)
+		if (!dc_layout_order_names_ep(l->cfg))
 			dc_cfg_errorf(l, blame(l, KEY_PARALLEL_ORDER, KEY_PARALLEL_EP),
 				      "'parallel.order': names no ep, with parallel.ep %llu, which Megatron-Core refuses (its "
 				      "rank generator: \"you haven't specified the order\", parallel_state.py:504-508 at "

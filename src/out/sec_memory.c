@@ -803,8 +803,8 @@ static void warn(const struct dc_plan *plan, const struct dc_results *res, const
 		 * example: 0.144 GiB to spare on the 80 GiB preset, 0.208 GiB
 		 * short at the 79.65 GiB an H100 SXM5 reports) */
 		uint64_t gpu = plan->in->cluster.gpu_mem_bytes, left = gpu - m->top.peak_bytes;
-		enum dc_gpu_arch arch = dc_gpu_arch(plan->in->cluster.gpu);
-		int hbm3 = arch == DC_GPU_ARCH_HOPPER || arch == DC_GPU_ARCH_BLACKWELL;
+		const char *clause, *fix;
+		dc_search_tight_usable(plan->in->cluster.gpu, &clause, &fix);
 		dc_diag_warn(diag,
 			     "'cluster.gpu_memory': the most loaded rank's peak, %.3f GiB (%llu bytes), leaves %.3f GiB "
 			     "(%.1f%%) of the %.3f GiB free: 5%% or less, tight, as the layout search flags it. The ledger "
@@ -813,10 +813,7 @@ static void warn(const struct dc_plan *plan, const struct dc_results *res, const
 			     "batch, more recompute)",
 			     (double)m->top.peak_bytes / 1073741824.0, (unsigned long long)m->top.peak_bytes,
 			     (double)left / 1073741824.0, 100.0 * (double)left / (double)gpu, (double)gpu / 1073741824.0,
-			     hbm3 ? ", and an HBM3 or HBM3e card's usable memory is below its data sheet's (an H100 SXM5 "
-				    "80GB, for one, reports 79.65 GiB; docs/compute-model.md, \"The presets\")"
-				  : "",
-			     hbm3 ? "give cluster.gpu_memory the memory nvidia-smi reports, " : "");
+			     clause, fix);
 	}
 	if (plan->in->cluster.host_mem_bytes == 0 || plan->in->parallel.offload == DC_OFFLOAD_NONE || m->host_fits)
 		return;

@@ -470,10 +470,10 @@ void dc_search_warn(const struct dc_plan *plan, const struct dc_search_result *s
 	if (s->nbest && s->best[0].fits && s->best[0].tight && !(plan->in->search.headroom > 0)) {
 		char peak[64], gpu[64];
 		/* and a card's usable memory below its data sheet's, as a
-		 * single run's warning says (sec_memory.c; a trial's H100
-		 * winner at 79.826 GiB, over the 79.65 the card reports) */
-		enum dc_gpu_arch arch = dc_gpu_arch(plan->in->cluster.gpu);
-		int hbm3 = arch == DC_GPU_ARCH_HOPPER || arch == DC_GPU_ARCH_BLACKWELL;
+		 * single run's warning says (a trial's H100 winner at 79.826
+		 * GiB, over the 79.65 the card reports) */
+		const char *clause, *fix;
+		dc_search_tight_usable(plan->in->cluster.gpu, &clause, &fix);
 		dc_fmt_gib(peak, sizeof(peak), s->best[0].peak_bytes);
 		dc_fmt_gib(gpu, sizeof(gpu), s->limit_bytes);
 		dc_diag_warn(diag,
@@ -481,11 +481,8 @@ void dc_search_warn(const struct dc_plan *plan, const struct dc_search_result *s
 			     "memory, and the ledger leaves out allocator fragmentation beyond its reserve and some "
 			     "buffers (docs/memory-conventions.md)%s; check it against a run, %sor set search.headroom "
 			     "(0.05 keeps 5%% free) to rank only layouts with that margin",
-			     peak, 100.0 * (1.0 - (double)s->best[0].peak_bytes / (double)s->limit_bytes), gpu,
-			     hbm3 ? ", and an HBM3 or HBM3e card's usable memory is below its data sheet's (an H100 SXM5 "
-				    "80GB, for one, reports 79.65 GiB; docs/compute-model.md, \"The presets\")"
-				  : "",
-			     hbm3 ? "give cluster.gpu_memory the memory nvidia-smi reports, " : "");
+			     peak, 100.0 * (1.0 - (double)s->best[0].peak_bytes / (double)s->limit_bytes), gpu, clause,
+			     fix);
 	}
 	/* the layouts shown past the published runs' MFU the step model is
 	 * checked against, as a single run of each warns (sec_step.c): the

@@ -306,11 +306,18 @@ const char *dc_layout_expert_error(const struct dc_layout *lay, uint64_t num_exp
 	return NULL;
 }
 
+int dc_layout_order_names_ep(const struct dc_config *in)
+{
+	for (const char *t = in->parallel.order_text; *t; t += strcspn(t, "-"), t += *t == '-')
+		if (strncmp(t, "ep", 2) == 0 && (t[2] == '-' || t[2] == 0))
+			return 1;
+	return 0;
+}
+
 int dc_layout_ep_placed(const struct dc_config *in, const struct dc_layout *lay)
 {
 	uint64_t ep = lay->ep ? lay->ep : 1, etp = lay->etp ? lay->etp : lay->tp, cp = lay->cp ? lay->cp : 1;
 	uint64_t es[DC_AXIS_COUNT], ds[DC_AXIS_COUNT], e = 1, d = 1, edp;
-	int named = 0;
 	/* torchtitan builds its own mesh, DeepSpeed its expert groups of
 	 * consecutive dp ranks whatever the order: the plan's own */
 	if (in->training.framework == DC_FRAMEWORK_TORCHTITAN || in->training.framework == DC_FRAMEWORK_DEEPSPEED ||
@@ -318,9 +325,7 @@ int dc_layout_ep_placed(const struct dc_config *in, const struct dc_layout *lay)
 		return 1;
 	/* Megatron-Core refuses an order without an axis of size > 1
 	 * (parallel_state.py:504-508 at d98e8a64) */
-	for (const char *t = in->parallel.order_text; *t; t += strcspn(t, "-"), t += *t == '-')
-		named |= strncmp(t, "ep", 2) == 0 && (t[2] == '-' || t[2] == 0);
-	if (ep > 1 && !named)
+	if (ep > 1 && !dc_layout_order_names_ep(in))
 		return 0;
 	if (!ep || !etp || (lay->tp * lay->dp * cp) % (ep * etp))
 		return 1; /* not an expert layout at all: dc_layout_expert_error says so */

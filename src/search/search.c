@@ -1171,3 +1171,13 @@ int dc_search_tight(uint64_t peak_bytes, uint64_t limit_bytes)
 {
 	return peak_bytes <= limit_bytes && peak_bytes >= limit_bytes - limit_bytes / 20;
 }
+
+void dc_search_tight_usable(enum dc_gpu gpu, const char **clause, const char **fix)
+{
+	enum dc_gpu_arch arch = dc_gpu_arch(gpu);
+	int hbm3 = arch == DC_GPU_ARCH_HOPPER || arch == DC_GPU_ARCH_BLACKWELL;
+	*clause = hbm3 ? ", and an HBM3 or HBM3e card's usable memory is below its data sheet's (an H100 SXM5 80GB, "
+			 "for one, reports 79.65 GiB; docs/compute-model.md, \"The presets\")"
+		       : "";
+	*fix = hbm3 ? "give cluster.gpu_memory the memory nvidia-smi reports, " : "";
+}
