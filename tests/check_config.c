@@ -1351,6 +1351,12 @@ START_TEST(test_params_differing_from_the_shape_warn)
 	 * shape's own count had moved 348 report fields) */
 	ck_assert(!cfg.model.params_explicit);
 	ck_assert_uint_eq(cfg.model.params, 6738415616);
+	/* the model section still says the count was given (a trial read
+	 * "the shape" and no sign of the key) */
+	ck_assert(cfg.model.params_as_shape);
+	dc_diag_release(&d);
+	ck_assert_int_eq(load(buf, differs, 1, &cfg, &d), 0);
+	ck_assert(cfg.model.params_explicit && !cfg.model.params_as_shape);
 	dc_diag_release(&d);
 	free(buf);
 }
@@ -1800,6 +1806,41 @@ START_TEST(test_nvls_needs_the_gpu)
 }
 END_TEST
 
+/* NVLink only as far as the GPU's fabric reaches: H100 PCIe and NVL cards
+ * pair over bridges inside a node, and an A100's NVSwitch joins at most two
+ * 8-GPU boards (a trial's 64-GPU domains of both priced every group on
+ * NVLink without a word). On the base config's 4-GPU nodes. */
+START_TEST(test_nvlink_domain_within_the_fabric)
+{
+	struct dc_config cfg;
+	struct dc_diag d;
+	char got[4096];
+	const char *a100 = edit("\"gpu_memory\": \"80 GiB\",", "\"gpu\": \"a100-sxm4-80gb\",");
+	const char *pcie;
+	static const char *const d32[] = {"cluster.nvlink_domain=32"}, *const d16[] = {"cluster.nvlink_domain=16"};
+	static const char *const d8[] = {"cluster.nvlink_domain=8", "cluster.intra_node.bandwidth=64 GB/s"};
+	static const char *const slow[] = {"cluster.intra_node.bandwidth=64 GB/s"};
+	expect_error(a100, d32, 1, DC_ERR_CONFIG,
+		     "--set: error: 'cluster.nvlink_domain': 32 GPUs, but 'cluster.gpu' \"a100-sxm4-80gb\"'s NVSwitch joins at most 16 (an HGX A100 board of 8, or two of them joined by their NVSwitches; the A100 has no NVLink Switch System between nodes): set nvlink_domain to at most 16, a multiple of gpus_per_node, or drop it");
+	ck_assert_int_eq(load(a100, d16, 1, &cfg, &d), 0);
+	ck_assert_uint_eq(cfg.cluster.nvlink_domain, 16);
+	dc_diag_release(&d);
+	pcie = edit("\"gpu_memory\": \"80 GiB\",", "\"gpu\": \"h100-pcie-80gb\","); /* edit()'s buffer */
+	expect_error(pcie, d8, 2, DC_ERR_CONFIG,
+		     "--set: error: 'cluster.nvlink_domain': 8 GPUs over several nodes, but 'cluster.gpu' \"h100-pcie-80gb\" links over NVLink bridges between pairs of cards (no NVSwitch; NVIDIA's H100 data sheet), so no NVLink leaves a node: set nvlink_domain to gpus_per_node (4) or drop it");
+	/* four cards a node at the bridge's 300 GB/s: warned; at the PCIe
+	 * Gen5 x16 rate, 64 GB/s one way, not */
+	ck_assert_int_eq(load(pcie, NULL, 0, &cfg, &d), 0);
+	joined(&d, got, sizeof(got));
+	ck_assert_ptr_nonnull(strstr(got, "t.json: 'cluster.intra_node.bandwidth': 300 GB/s between any two of a node's 4 GPUs, but 'cluster.gpu' \"h100-pcie-80gb\" cards pair over NVLink bridges (2 cards a bridge, no NVSwitch): a group of more than 2 of a node's GPUs moves data over PCIe, at most 64 GB/s one way (Gen5 x16); priced as given"));
+	dc_diag_release(&d);
+	ck_assert_int_eq(load(pcie, slow, 1, &cfg, &d), 0);
+	joined(&d, got, sizeof(got));
+	ck_assert_ptr_null(strstr(got, "NVLink bridges"));
+	dc_diag_release(&d);
+}
+END_TEST
+
 /* A config parsed once and loaded many times (a sweep's points) loads as
  * a load from the text would, point for point: the same config, the same
  * return and the same messages in the same order (value errors, unknown
@@ -2199,6 +2240,12 @@ START_TEST(test_attention_and_fp8_keys)
 	/* Megatron's and torchao's name for "current": a hint, not an alias */
 	expect_error(base, (const char *const[]){"precision.fp8_recipe=tensorwise"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'precision.fp8_recipe': unknown value \"tensorwise\"; did you mean \"current\" (Megatron's and torchao's tensorwise)? (expected one of \"delayed\", \"current\", \"rowwise\", \"mxfp8\")");
+	/* FlashAttention-2 is "sdpa" (a trial's "fa2" was offered "fa3",
+	 * which Blackwell refuses), NeMo is Megatron-Core's */
+	expect_error(base, (const char *const[]){"training.attention_backend=fa2"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'training.attention_backend': unknown value \"fa2\"; did you mean \"sdpa\" (FlashAttention-2, which PyTorch's SDPA runs)? (expected one of \"eager\", \"sdpa\", \"cudnn\", \"fa3\")");
+	expect_error(base, (const char *const[]){"training.framework=NeMo"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'training.framework': unknown value \"NeMo\"; did you mean \"megatron\" (NVIDIA NeMo, which trains on Megatron-Core)? (expected one of \"custom\", \"megatron\", \"torchtitan\", \"deepspeed\")");
 	/* the course's and DeepSpeed's names for the shardings */
 	expect_error(base, (const char *const[]){"parallel.sharding=ZeRO-3"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'parallel.sharding': unknown value \"ZeRO-3\"; did you mean \"fsdp\" (ZeRO-3: parameters, gradients and optimizer states sharded)? (expected one of \"none\", \"zero1\", \"zero2\", \"fsdp\")");
@@ -2611,6 +2658,7 @@ Suite *s = suite_create("config");
 	tcase_add_test(tc, test_dp_auto);
 	tcase_add_test(tc, test_provenance);
 	tcase_add_test(tc, test_nvls_needs_the_gpu);
+	tcase_add_test(tc, test_nvlink_domain_within_the_fabric);
 	tcase_add_test(tc, test_hf_config_which_wins);
 	tcase_add_test(tc, test_parse_once_loads_alike);
 	tcase_add_test(tc, test_key_lookup);

@@ -377,9 +377,11 @@ START_TEST(test_new_families_published)
 	expect_total("{\"model_type\": \"llama4\", \"text_config\": {\"interleave_moe_layer_step\": 2, "
 		     "\"num_local_experts\": 128}}",
 		     "llama4", 400711848960ull);
-	/* empty moe_layers and no_rope_layers lists are "derive them" */
+	/* an empty no_rope_layers list and a null moe_layers are "derive
+	 * them" (configuration_llama4.py: `no_rope_layers if no_rope_layers
+	 * else ...`, `moe_layers if moe_layers is not None else ...`) */
 	expect_total("{\"model_type\": \"llama4\", \"text_config\": {\"interleave_moe_layer_step\": 2, "
-		     "\"num_local_experts\": 128, \"moe_layers\": [], \"no_rope_layers\": []}}",
+		     "\"num_local_experts\": 128, \"moe_layers\": null, \"no_rope_layers\": []}}",
 		     "llama4", 400711848960ull);
 }
 END_TEST
@@ -494,6 +496,15 @@ START_TEST(test_layer_kind_errors)
 			DC_ERR_CONFIG,
 			"%s: error: 'moe_layers': distcalc models MoE layers as every interleave_moe_layer_step-th layer "
 			"(2); the list must be 1, 3, ... below num_hidden_layers");
+	/* an empty moe_layers is kept by transformers: no MoE layer (a
+	 * trial's [] counted 24 of them) */
+	expect_hf_error("{\"model_type\": \"llama4\", \"text_config\": {\"interleave_moe_layer_step\": 2, "
+			"\"moe_layers\": []}}",
+			DC_ERR_CONFIG,
+			"%s: error: 'moe_layers': [] makes no layer MoE (transformers keeps an empty list: every layer is then "
+			"an MLP of intermediate_size_mlp, 16384); distcalc reads a Llama 4 file with its MoE layers: drop the "
+			"key (or give null) for every interleave_moe_layer_step-th layer, or describe the dense model with "
+			"model.* keys");
 	expect_hf_error("{\"model_type\": \"gemma3\", \"text_config\": 5}", DC_ERR_CONFIG,
 			"%s: error: 'text_config': expected an object, got 5");
 	/* a key given twice: its second copy's line:column and the first's,

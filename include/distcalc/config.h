@@ -249,6 +249,8 @@ struct dc_model {
 	int tie_word_embeddings;
 	uint64_t params;      /* model.params as given; 0 when absent (the plan counts the shape) */
 	int params_explicit;  /* 1 when model.params was given */
+	int params_as_shape;  /* 1 when model.params was given equal to the shape's
+	                       * count (params_explicit then 0: the shape's report) */
 
 	/* family details (docs/models.md); the defaults describe a Llama-style model */
 	char family[32];          /* "llama", "gpt2", ... from a Hugging Face config, else "custom" */

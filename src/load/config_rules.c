@@ -178,6 +178,19 @@ static int rule_world(struct loader *l)
 	return 0;
 }
 
+/* The H100 PCIe and NVL cards link over NVLink bridges, two cards a bridge
+ * (NVIDIA's H100 data sheet, "NVLink: 600 GB/s" on the NVL and PCIe parts,
+ * with a 2-way bridge); there is no NVSwitch between them. */
+static int nvlink_bridged(enum dc_gpu g)
+{
+	return g == DC_GPU_H100_PCIE_80GB || g == DC_GPU_H100_NVL_94GB;
+}
+
+/* The most A100s one NVLink fabric joins: two HGX A100 8-GPU boards whose
+ * NVSwitches are linked (NVIDIA's HGX A100 platform: 4-, 8- and 16-GPU
+ * configurations); nothing carries NVLink between A100 nodes. */
+#define A100_NVLINK_REACH 16
+
 /* The network's derived defaults: one NIC per GPU and one NVLink domain
  * per node; a domain holds whole nodes. */
 static int rule_network(struct loader *l)
@@ -192,6 +205,23 @@ static int rule_network(struct loader *l)
 		dc_cfg_errorf(l, blame(l, ki, KEY_CLUSTER_GPUS_PER_NODE),
 		       "'cluster.nvlink_domain': must be a multiple of cluster.gpus_per_node (%llu), got %llu",
 		       (unsigned long long)c->gpus_per_node, (unsigned long long)c->nvlink_domain);
+	} else if (c->nvlink_domain > c->gpus_per_node && nvlink_bridged(c->gpu)) {
+		/* NVLink bridges join cards of one node; no NVSwitch carries
+		 * it to another (a trial's 16 nodes of H100 PCIe under one
+		 * 64-GPU domain priced every group on NVLink, without a word) */
+		dc_cfg_errorf(l, blame(l, ki, KEY_CLUSTER_GPU),
+			      "'cluster.nvlink_domain': %llu GPUs over several nodes, but 'cluster.gpu' \"%s\" links over "
+			      "NVLink bridges between pairs of cards (no NVSwitch; NVIDIA's H100 data sheet), so no NVLink "
+			      "leaves a node: set nvlink_domain to gpus_per_node (%llu) or drop it",
+			      (unsigned long long)c->nvlink_domain, dc_gpu_name(c->gpu), (unsigned long long)c->gpus_per_node);
+	} else if (c->nvlink_domain > A100_NVLINK_REACH &&
+		   (c->gpu == DC_GPU_A100_SXM4_40GB || c->gpu == DC_GPU_A100_SXM4_80GB)) {
+		dc_cfg_errorf(l, blame(l, ki, KEY_CLUSTER_GPU),
+			      "'cluster.nvlink_domain': %llu GPUs, but 'cluster.gpu' \"%s\"'s NVSwitch joins at most %d "
+			      "(an HGX A100 board of 8, or two of them joined by their NVSwitches; the A100 has no NVLink "
+			      "Switch System between nodes): set nvlink_domain to at most %d, a multiple of gpus_per_node, "
+			      "or drop it",
+			      (unsigned long long)c->nvlink_domain, dc_gpu_name(c->gpu), A100_NVLINK_REACH, A100_NVLINK_REACH);
 	} else if (c->nvlink_domain > c->gpus_per_node && c->num_nodes <= DC_MAX_WORLD / c->gpus_per_node) {
 		/* each strategy is priced on its first group across domains
 		 * (docs/network-model.md); with a partial last domain another
@@ -224,6 +254,18 @@ static int rule_network(struct loader *l)
 				     (unsigned long long)(world % c->nvlink_domain), (unsigned long long)c->nvlink_domain, hint);
 		}
 	}
+	/* more than a bridged pair in a node: a group of three or more of
+	 * its cards reaches some over PCIe, not NVLink (a trial's 8 H100
+	 * PCIe a node priced its TP 8 at the bridge's 300 GB/s) */
+	if (nvlink_bridged(c->gpu) && c->gpus_per_node > 2 && dc_gpu_spec(c->gpu) &&
+	    c->intra_node.bw_bytes_per_s > dc_gpu_spec(c->gpu)->host_bw * 1.0001)
+		dc_cfg_warnf(l, seen(l, KEY_CLUSTER_INTRA_NODE_BANDWIDTH) ? KEY_CLUSTER_INTRA_NODE_BANDWIDTH : KEY_CLUSTER_GPUS_PER_NODE,
+			     "'cluster.intra_node.bandwidth': %.4g GB/s between any two of a node's %llu GPUs, but "
+			     "'cluster.gpu' \"%s\" cards pair over NVLink bridges (2 cards a bridge, no NVSwitch): a group of "
+			     "more than 2 of a node's GPUs moves data over PCIe, at most %.4g GB/s one way (Gen5 x16); "
+			     "priced as given: give the PCIe rate, or gpus_per_node 2 for a bridged pair",
+			     c->intra_node.bw_bytes_per_s / 1e9, (unsigned long long)c->gpus_per_node, dc_gpu_name(c->gpu),
+			     dc_gpu_spec(c->gpu)->host_bw / 1e9);
 	/* CollNet's reductions run in SHARP-capable InfiniBand switches
 	 * (NVIDIA Quantum, the CollNet plugin): EFA, GPUDirect-TCPXO and
 	 * RoCE Ethernet have none (a trial: a3-mega's step 26.519 -> 25.103
@@ -3417,9 +3459,10 @@ static const struct rule rules[] = {
 	{{"the what-if node is below num_nodes (given with scope all it warns: no effect), its factor at most 1 (a slow_network key given on a cluster of one NVLink domain warns: no link between nodes to slow), the slow data rank below the world size, and expert_imbalance at most num_experts / experts_per_token (on a dense model a value above 1 warns: it has no effect)",
 	  KEYS("whatif.slow_network.node", "whatif.slow_network.scope", "whatif.slow_network.factor", "whatif.slow_data_rank.rank",
 	       "whatif.expert_imbalance", "cluster.num_nodes", "model.num_experts")}, rule_whatif},
-	{{"nvlink_domain is a multiple of gpus_per_node; a world of more than one domain that is not a whole number of them warns (its last domain is partial), naming the largest whole part of a domain, at least half, that the world fills; collnet on a network other than ib (no in-network reduction) warns, and so does an inter_node.bandwidth above 100 GB/s, the fastest NIC's 800 Gb/s (both priced as given)",
+	{{"nvlink_domain is a multiple of gpus_per_node, no more than gpus_per_node on the H100 PCIe and NVL (their NVLink bridges pair cards inside a node) and at most 16 on an A100 (its NVSwitch joins two 8-GPU boards at most); on the H100 PCIe and NVL with more than 2 GPUs a node an intra_node.bandwidth above the PCIe Gen5 x16 rate, 64 GB/s one way, warns (priced as given); a world of more than one domain that is not a whole number of them warns (its last domain is partial), naming the largest whole part of a domain, at least half, that the world fills; collnet on a network other than ib (no in-network reduction) warns, and so does an inter_node.bandwidth above 100 GB/s, the fastest NIC's 800 Gb/s (both priced as given)",
 	  KEYS("cluster.nvlink_domain", "cluster.gpus_per_node", "cluster.nics_per_node", "cluster.num_nodes",
-	       "cluster.collnet", "cluster.network", "cluster.inter_node.bandwidth")}, rule_network},
+	       "cluster.collnet", "cluster.network", "cluster.inter_node.bandwidth", "cluster.gpu",
+	       "cluster.intra_node.bandwidth")}, rule_network},
 	{{"checkpoint.gather \"gpu\" needs checkpoint.format \"full\" (\"cpu\", the default, is a full save's alone)",
 	  KEYS("checkpoint.gather", "checkpoint.format")},
 	 rule_ckpt_gather},
@@ -3838,6 +3881,7 @@ void dc_cfg_cross_check(struct loader *l)
 	 * the count; the plan (plan.h) derives it */
 	uint64_t params, shape_params = 0;
 	m->params_explicit = l->seen[KEY_MODEL_PARAMS];
+	m->params_as_shape = 0;
 	if (!m->params_explicit)
 		m->params = 0; /* dropped by --model: the shape's count applies */
 	{
@@ -3854,9 +3898,11 @@ void dc_cfg_cross_check(struct loader *l)
 		if (m->params_explicit && m->params == shape_params) {
 			/* the shape's own count (a model card's figure, say):
 			 * the shape's report, placed and counted by its terms
-			 * (the value kept, as given: the report's key list
-			 * shows it; every reader goes by params_explicit) */
+			 * (the value kept, as given; every reader goes by
+			 * params_explicit, the model section's source by
+			 * params_as_shape) */
 			m->params_explicit = 0;
+			m->params_as_shape = 1;
 		} else if (m->params_explicit && m->num_experts > 0) {
 			/* a count apart from the shape has no terms to place:
 			 * every parameter dense, none split over ep, all of them

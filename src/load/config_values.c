@@ -274,6 +274,21 @@ static const struct {
 	{KEY_COLLECTIVE_ALGORITHM, "collnet", "hierarchical", "NCCL's CollNet, with cluster.collnet"},
 	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zero_bubble_h1", "zero_bubble", "Qi et al. 2024's ZB-H1"},
 	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zb1p", "zero_bubble", "the DualPipe README's ZB1P, Qi et al. 2024's ZB-H1"},
+	/* FlashAttention-2 is what "sdpa" prices (a trial's "fa2" was
+	 * offered "fa3", which Blackwell refuses); Transformer Engine's
+	 * fused attention is cuDNN's; NeMo trains on Megatron-Core */
+	{KEY_TRAINING_ATTENTION_BACKEND, "fa2", "sdpa", "FlashAttention-2, which PyTorch's SDPA runs"},
+	{KEY_TRAINING_ATTENTION_BACKEND, "flash_attention_2", "sdpa", "FlashAttention-2, which PyTorch's SDPA runs"},
+	{KEY_TRAINING_ATTENTION_BACKEND, "flash_attn", "sdpa", "FlashAttention-2, which PyTorch's SDPA runs"},
+	{KEY_TRAINING_ATTENTION_BACKEND, "flash",  "sdpa",
+	 "FlashAttention-2 through PyTorch; \"flash\" is a value of training.attention, the memory choice"},
+	{KEY_TRAINING_ATTENTION_BACKEND, "te", "cudnn", "Transformer Engine's fused attention, which runs cuDNN's"},
+	{KEY_TRAINING_ATTENTION_BACKEND, "transformer_engine", "cudnn", "Transformer Engine's fused attention, which runs cuDNN's"},
+	{KEY_TRAINING_ATTENTION_BACKEND, "math", "eager", "PyTorch SDPA's math backend, the unfused products"},
+	{KEY_TRAINING_FRAMEWORK, "nemo", "megatron", "NVIDIA NeMo, which trains on Megatron-Core"},
+	{KEY_TRAINING_FRAMEWORK, "mcore", "megatron", "Megatron-Core"},
+	{KEY_TRAINING_FRAMEWORK, "megatron_core", "megatron", "Megatron-Core"},
+	{KEY_TRAINING_FRAMEWORK, "megatron_lm", "megatron", "Megatron-LM, on Megatron-Core"},
 };
 
 /* Other tools' names for what no choice models, and a system named as a
@@ -320,6 +335,8 @@ static const struct {
 	 "that is a cluster.system (its GPU \"h100-sxm5-80gb\", with its NVLink domain, NICs and links): set cluster.system \"azure-nd-h100-v5\", or cluster.gpu \"h100-sxm5-80gb\" for the GPU alone"},
 	{KEY_CLUSTER_GPU, "oci-bm-gpu-h100",
 	 "that is a cluster.system (its GPU \"h100-sxm5-80gb\", with its NVLink domain, NICs and links): set cluster.system \"oci-bm-gpu-h100\", or cluster.gpu \"h100-sxm5-80gb\" for the GPU alone"},
+	{KEY_TRAINING_ATTENTION_BACKEND, "fa4",
+	 "FlashAttention-4 (Blackwell) is not modelled; on Blackwell \"cudnn\" (Transformer Engine / cuDNN) is the nearest"},
 	/* block-scaled FP8 on Hopper, and FP4 */
 	{KEY_PRECISION_FP8_RECIPE, "blockwise",
 	 "Megatron's blockwise recipe (Transformer Engine's Float8BlockScaling: 1 x 128 activation and 128 x 128 weight blocks, DeepSeek-V3's scheme) is not modelled; the nearest are \"current\" (per-tensor scales taken each step) and, on Blackwell, \"mxfp8\" (1 x 32 blocks)"},

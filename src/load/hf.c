@@ -783,8 +783,15 @@ static void read_llama4_text(struct hf *r, struct dc_model *m)
 	read_top_k(r, m, 1);
 	step = get_uint(r, "interleave_moe_layer_step", 1, 1);
 	m->moe_layer_interval = step;
-	/* an empty list is "derive it", as configuration_llama4.py reads it */
-	if (get(r, "moe_layers") && !(cJSON_IsArray(get(r, "moe_layers")) && cJSON_GetArraySize(get(r, "moe_layers")) == 0)) {
+	/* configuration_llama4.py derives the list only for a null or absent
+	 * one (`moe_layers if moe_layers is not None else ...`): an empty list
+	 * is kept, and no layer is MoE (modeling_llama4.py: `layer_idx in
+	 * config.moe_layers`), every one an MLP of intermediate_size_mlp. A
+	 * trial's [] was read as the derived list, 24 MoE layers counted */
+	if (cJSON_IsArray(get(r, "moe_layers")) && cJSON_GetArraySize(get(r, "moe_layers")) == 0)
+		hf_error(r, "'moe_layers': [] makes no layer MoE (transformers keeps an empty list: every layer is then an MLP of intermediate_size_mlp, %llu); distcalc reads a Llama 4 file with its MoE layers: drop the key (or give null) for every interleave_moe_layer_step-th layer, or describe the dense model with model.* keys",
+			 (unsigned long long)m->ffn_hidden_size);
+	else if (get(r, "moe_layers") && !is_null(r, "moe_layers")) {
 		/* the list configuration_llama4.py derives: step - 1, 2 step - 1, ... */
 		const cJSON *v = get(r, "moe_layers"), *e;
 		uint64_t want = step - 1;

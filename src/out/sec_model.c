@@ -44,7 +44,9 @@ static void view(const struct dc_run *run, void *out)
 	v->m = m;
 	v->cfg = run->plan->in;
 	v->hf_config = m->hf_config[0] ? m->hf_config : "none";
-	v->params_source = m->params_explicit ? "model.params (explicit; the terms below are the shape's)" : "the shape";
+	v->params_source = m->params_explicit	? "model.params (explicit; the terms below are the shape's)"
+			   : m->params_as_shape ? "the shape (model.params given, equal to it)"
+						: "the shape";
 	v->attention = m->kv_lora_rank ? "multi-head latent (MLA)"
 		       : m->num_kv_heads == 1 ? "multi-query (MQA)"
 		       : m->num_kv_heads < m->num_attention_heads ? "grouped-query (GQA)"
