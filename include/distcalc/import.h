@@ -101,6 +101,13 @@ void dc_import_release(struct dc_import *imp);
 void dc_import_launch_check(const struct dc_import *imp, const char *name, const struct dc_config *cfg,
 			    struct dc_diag *diag);
 
+/* The file's model keys that --model `model` replaced with other values
+ * (the loaded config's): a warning in `diag` for each, naming the file's
+ * line and argument and both values, since the model priced is
+ * --model's. None without --model. */
+void dc_import_model_check(const struct dc_import *imp, const char *name, const char *model,
+			   const struct dc_config *cfg, struct dc_diag *diag);
+
 /* A --set PATH=VALUE on top of the import (replacing what the file gave),
  * so that --emit-config prints it too: VALUE as JSON when it is JSON
  * (8, true, [4,4]), else as a string ("200 GB/s"). Returns 0, or -1 with

@@ -1932,6 +1932,8 @@ int main(int argc, char **argv)
 		 * script's batch on a 32-GPU config) */
 		if (cfg.cluster.num_nodes && cfg.cluster.gpus_per_node && !cluster_refused(&diag))
 			dc_import_launch_check(&imp, o.import, &cfg, &diag);
+		if (load_rc == 0)
+			dc_import_model_check(&imp, o.import, o.model, &cfg, &diag);
 		if (load_rc != 0) {
 			print_diag(&diag, 0);
 			import_blame(&imp, o.import, &diag);

@@ -70,6 +70,29 @@ void dc_import_launch_check(const struct dc_import *imp, const char *name, const
 		     (unsigned long long)cfg->cluster.gpus_per_node, world, nodes, imp->launch_per_node);
 }
 
+void dc_import_model_check(const struct dc_import *imp, const char *name, const char *model,
+			   const struct dc_config *cfg, struct dc_diag *diag)
+{
+	char at[600], got[256];
+	if (!model)
+		return;
+	for (size_t i = 0; i < imp->nkeys; i++) {
+		const struct dc_import_key *k = &imp->keys[i];
+		int ki;
+		/* the shape's keys: the sequence is the file's (it stays), the
+		 * hf_config is what --model replaces by name */
+		if (strncmp(k->path, "model.", 6) != 0 || !k->json || !k->line || strcmp(k->path, "model.seq_length") == 0 ||
+		    strcmp(k->path, "model.hf_config") == 0 || (ki = dc_config_key_index(k->path)) < 0 ||
+		    dc_config_value_json(cfg, (size_t)ki, got, sizeof(got)) != 0 || strcmp(got, k->json) == 0)
+			continue;
+		dc_diag_warn(diag,
+			     "%s: '%s' gives %s %s, but --model %s has %s: the model priced is --model's (a script's "
+			     "shape beside --model is not merged); give --set %s=%s to price the script's",
+			     dc_import_where(at, sizeof(at), name, k->line), k->from, k->path, k->json, model, got, k->path,
+			     k->json);
+	}
+}
+
 /* Megatron's vocabulary padded on the final tp (import.h vocab_raw):
  * the key still from the script's line, at another tp than the script's */
 static int vocab_finish(struct dc_import *imp, unsigned long long tp)

@@ -537,7 +537,7 @@ static int resolve(const struct words *ws, size_t at, const char *v, char *out, 
 enum arg_id {
 	A_NUM_LAYERS, A_HIDDEN, A_FFN, A_HEADS, A_GQA, A_GROUPS, A_KV_CHANNELS, A_SEQ, A_MAX_POS, A_POS_TYPE,
 	A_ROTARY, A_NO_POS, A_VOCAB, A_VOCAB_DIV, A_TOKENIZER, A_SWIGLU, A_NORM, A_NO_BIAS, A_QKV_BIAS, A_UNTIE,
-	A_QK_NORM, A_ATT_DROP, A_HID_DROP, A_MLA, A_ROPE_TYPE,
+	A_QK_NORM, A_ATT_DROP, A_HID_DROP, A_MLA, A_ROPE_TYPE, A_MTP,
 	A_EXPERTS, A_TOPK, A_MOE_FFN, A_SHARED, A_MOE_FREQ, A_EXPERT_BIAS, A_DISPATCHER, A_CAPACITY,
 	A_FLEX_BACKEND, A_ENABLE_DEEPEP, A_ROUTER_GROUPS, A_ROUTER_GROUP_TOPK,
 	A_TP, A_PP, A_CP, A_CP_COMM, A_EP, A_ETP, A_VPP_LAYERS, A_VPP, A_VPP_OLD, A_FIRST, A_LAST, A_ACC_EMB, A_ACC_LOSS, A_NO_P2P_OVERLAP,
@@ -577,6 +577,9 @@ static const struct {
 	[A_MLA] = {"--multi-latent-attention", 0},
 	/* which RoPE: read only to refuse what Megatron-LM refuses */
 	[A_ROPE_TYPE] = {"--rope-type", 1},
+	/* multi-token prediction (arguments.py --mtp-num-layers at
+	 * d98e8a64): DeepSeek-V3's modules, on the last stage */
+	[A_MTP] = {"--mtp-num-layers", 1},
 	[A_EXPERTS] = {"--num-experts", 1},
 	[A_TOPK] = {"--moe-router-topk", 1},
 	[A_MOE_FFN] = {"--moe-ffn-hidden-size", 1},
@@ -649,7 +652,7 @@ static const char *const ignored[] = {
 	"--clip-grad", "--adam-", "--sgd-momentum", "--train-iters", "--train-samples", "--exit-", "--seed",
 	"--init-method-", "--loss-scale", "--loss-scale-window", "--initial-loss-scale", "--min-loss-scale", "--hysteresis",
 	"--moe-aux-loss-coeff", "--moe-z-loss-coeff", "--moe-router-load-balancing-type", "--moe-router-score-function",
-	"--moe-router-pre-softmax", "--moe-router-dtype", "--moe-router-topk-scaling-factor", "--moe-input-jitter-eps",
+	"--moe-router-pre-softmax", "--moe-router-dtype", "--mtp-loss-scaling-factor", "--moe-router-topk-scaling-factor", "--moe-input-jitter-eps",
 	"--rotary-", "--use-rope-scaling", "--rope-scaling-factor", "--norm-epsilon", "--apply-layernorm-1p",
 	/* Multi-Latent Attention's shape (arguments.py:3548-3564 at d98e8a64),
 	 * read by MLATransformerConfig alone: with --multi-latent-attention
@@ -925,6 +928,7 @@ static void map_model(struct mctx *m)
 	count(m, A_HEADS, "model.num_attention_heads");
 	count(m, A_SEQ, "model.seq_length");
 	count(m, A_KV_CHANNELS, "model.head_dim");
+	count(m, A_MTP, "model.mtp_layers");
 	if (G(A_HIDDEN))
 		number(m, A_HIDDEN, 0, &hidden);
 	if (G(A_HEADS))
