@@ -2246,6 +2246,10 @@ START_TEST(test_attention_and_fp8_keys)
 		     "--set: error: 'training.attention_backend': unknown value \"fa2\"; did you mean \"sdpa\" (FlashAttention-2, which PyTorch's SDPA runs)? (expected one of \"eager\", \"sdpa\", \"cudnn\", \"fa3\")");
 	expect_error(base, (const char *const[]){"training.framework=NeMo"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'training.framework': unknown value \"NeMo\"; did you mean \"megatron\" (NVIDIA NeMo, which trains on Megatron-Core)? (expected one of \"custom\", \"megatron\", \"torchtitan\", \"deepspeed\")");
+	/* GPipe: the course's other schedule, said not modelled, with what
+	 * 1F1B shares with it (a student trial) */
+	expect_error(base, (const char *const[]){"parallel.pipeline_schedule=gpipe"}, 1, DC_ERR_CONFIG,
+		     "--set: error: 'parallel.pipeline_schedule': unknown value \"gpipe\": GPipe (every microbatch's forward, then every backward: Huang et al. 2019) is not modelled; its bubble is 1F1B's, (pp - 1) / (m + pp - 1) of the step, but each stage holds all m microbatches' activations where \"1f1b\" holds at most pp (expected one of \"1f1b\", \"interleaved\", \"dualpipe\", \"dualpipev\", \"zero_bubble\")");
 	/* the course's and DeepSpeed's names for the shardings */
 	expect_error(base, (const char *const[]){"parallel.sharding=ZeRO-3"}, 1, DC_ERR_CONFIG,
 		     "--set: error: 'parallel.sharding': unknown value \"ZeRO-3\"; did you mean \"fsdp\" (ZeRO-3: parameters, gradients and optimizer states sharded)? (expected one of \"none\", \"zero1\", \"zero2\", \"fsdp\")");

@@ -768,6 +768,56 @@ START_TEST(test_oversubscribed_spine)
 }
 END_TEST
 
+/* What a spine costs depends on the pattern (docs/network-model.md,
+ * "Fabric"). 4:1, 50 GB/s NICs, one GPU a node. A leaf of L nodes has L x
+ * 50 / 4 GB/s of uplinks; a ring leaves it once a direction, however many
+ * of its k nodes sit there, so k nodes' traffic shares one node's
+ * crossing: max(1, 4 / k). AlltoAll sends (N - k) / (N - 1) of each node's
+ * traffic out of the leaf: max(1, 4 (N - k) / (N - 1)). A tree's
+ * crossings are not counted: the whole 4. (A trial: 4 DGX H100 nodes, 2 a
+ * leaf, 4:1 printed a ring's busbw 98 GB/s where the uplinks allow ~194.) */
+START_TEST(test_oversubscribed_spine_by_pattern)
+{
+	struct dc_config c;
+	struct dc_net net;
+	struct dc_net_group g;
+	fixture_json(&c, "{" MODEL ", \"cluster\": {\"num_nodes\": 12, \"gpus_per_node\": 1, \"gpu_memory\": \"80 GiB\","
+			 " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"50 GB/s\"},"
+			 " \"oversubscription\": 4, \"nodes_per_leaf\": 2}}");
+	dc_net_init(&c, &net);
+	/* nodes 0-3: two under each leaf, k 2 */
+	dc_net_group_ranks(&net, 0, 1, 4, &g);
+	ck_assert_int_eq(g.cross_leaf, 2);
+	assert_rel(dc_net_leaf_slowdown(&net, &g, DC_NET_LEAF_RING), 2.0, 1e-15, "ring, k 2");
+	assert_rel(dc_net_node_bw(&net, &g), 25e9, 1e-15, "ring rate, k 2");
+	/* 4 x (4 - 2) / 3 = 8 / 3 */
+	assert_rel(dc_net_leaf_slowdown(&net, &g, DC_NET_LEAF_ALL_TO_ALL), 8.0 / 3.0, 1e-15, "alltoall, k 2");
+	assert_rel(dc_net_leaf_slowdown(&net, &g, DC_NET_LEAF_WHOLE), 4.0, 1e-15, "tree");
+	/* nodes 1-4: one under leaf 0, two under leaf 1, one under leaf 2: k 1,
+	 * the whole ratio for the ring too */
+	dc_net_group_ranks(&net, 1, 1, 4, &g);
+	ck_assert_int_eq(g.cross_leaf, 1);
+	assert_rel(dc_net_node_bw(&net, &g), 12.5e9, 1e-15, "ring rate, k 1");
+	/* nodes 0, 3, 6, 9 (stride 3, wider than a leaf): one a leaf */
+	dc_net_group_ranks(&net, 0, 3, 4, &g);
+	ck_assert_int_eq(g.cross_leaf, 1);
+	/* leaves of 6 nodes: nodes 0-11 are two leaves of 6, k 6, 4 / 6
+	 * below 1: no slowdown for a ring; AlltoAll 4 x 6 / 11 */
+	net.nodes_per_leaf = 6;
+	dc_net_group_ranks(&net, 0, 1, 12, &g);
+	ck_assert_int_eq(g.cross_leaf, 6);
+	assert_rel(dc_net_node_bw(&net, &g), 50e9, 1e-15, "ring, k 6");
+	assert_rel(dc_net_leaf_slowdown(&net, &g, DC_NET_LEAF_ALL_TO_ALL), 24.0 / 11.0, 1e-15, "alltoall, k 6");
+	/* nodes 4-9 under leaves of 6: 2 under leaf 0, 4 under leaf 1 */
+	dc_net_group_ranks(&net, 4, 1, 6, &g);
+	ck_assert_int_eq(g.cross_leaf, 2);
+	/* every other node, 0-10: 3 under each leaf */
+	dc_net_group_ranks(&net, 0, 2, 6, &g);
+	ck_assert_int_eq(g.cross_leaf, 3);
+	assert_rel(dc_net_node_bw(&net, &g), 50e9 / (4.0 / 3.0), 1e-15, "ring, k 3");
+}
+END_TEST
+
 START_TEST(test_rails)
 {
 	/* 8 GPUs and 8 NICs a node: the tp-2 layout's DP group 0 holds local
@@ -1463,6 +1513,7 @@ static Suite *net_suite(void)
 	tcase_add_test(tc, test_selene_dp_bucket_one_gpu_per_node);
 	tcase_add_test(tc, test_default_channels_shown);
 	tcase_add_test(tc, test_oversubscribed_spine);
+	tcase_add_test(tc, test_oversubscribed_spine_by_pattern);
 	tcase_add_test(tc, test_rails);
 	tcase_add_test(tc, test_busbw_factors);
 	tcase_add_test(tc, test_forced_and_trivial);

@@ -154,7 +154,10 @@ struct dc_net_group {
 	uint64_t ranks_least;
 	uint64_t rails;          /* distinct NICs the group's ranks of one domain use (the least-filled one), >= 1 */
 	uint64_t concurrent;     /* groups (this one included) moving data through each of those NICs at once, >= 1 */
-	int cross_leaf;          /* its nodes sit under more than one leaf switch */
+	/* 0 when its nodes sit under one leaf switch, else the fewest of
+	 * its domains under one leaf it reaches (>= 1; 1 where they are not
+	 * counted: a lattice, domains wider than a leaf) */
+	int cross_leaf;
 };
 
 /* What one call costs. Bandwidths are nccl-tests' (doc/PERFORMANCE.md):
@@ -289,6 +292,16 @@ double dc_net_busbw_factor(enum dc_coll_kind op, uint64_t p);
 /* Bandwidth one node's share of the group gets between nodes: rails x
  * NIC rate x path factor / concurrent, / oversubscription across leaves. */
 double dc_net_node_bw(const struct dc_net *net, const struct dc_net_group *g);
+
+/* What an oversubscribed spine costs a group that crosses a leaf, as a
+ * divisor of its node rate (1 without a crossing or an oversubscription
+ * rho): a ring leaves each leaf once a direction, so the k domains it
+ * has under a leaf share one crossing, max(1, rho / k); AlltoAll sends
+ * (N - k) / (N - 1) of a domain's traffic to other leaves, max(1, rho x
+ * that); the whole rho for patterns whose crossings are not counted
+ * (trees). docs/network-model.md, "Fabric". */
+enum dc_net_leaf_pattern { DC_NET_LEAF_RING, DC_NET_LEAF_ALL_TO_ALL, DC_NET_LEAF_WHOLE };
+double dc_net_leaf_slowdown(const struct dc_net *net, const struct dc_net_group *g, enum dc_net_leaf_pattern pat);
 
 /* "auto", "ring", "hierarchical", "tree", "nvls", "pat"; "LL", "LL128", "Simple". */
 const char *dc_net_algo_name(enum dc_net_algo a);

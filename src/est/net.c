@@ -278,6 +278,51 @@ static void shape_straddle(uint64_t dom, uint64_t gpn, uint64_t nics, uint64_t f
 	g->rails = rails ? rails : 1;
 }
 
+/* The domains holding members of first + k stride (k < size) in ranks
+ * [lo, hi): each member its own with stride >= dom, else every domain
+ * from the first member's to the last's (a step below dom skips none). */
+static uint64_t domains_in(uint64_t first, uint64_t stride, uint64_t size, uint64_t lo, uint64_t hi, uint64_t dom)
+{
+	uint64_t n = members_in(first, stride, size, max_u64(lo, first), hi), a, b;
+	if (n == 0 || stride >= dom)
+		return n;
+	a = first + (max_u64(lo, first) - first + stride - 1) / stride * stride; /* the first member in range */
+	b = a + (n - 1) * stride;
+	return b / dom - a / dom + 1;
+}
+
+/* cross_leaf of the progression first .. last (step stride): 0 under one
+ * leaf switch, else the fewest of its domains under one leaf it reaches,
+ * k >= 1 (docs/network-model.md, "Fabric": a ring leaves each leaf once a
+ * direction, so its slowdown is max(1, oversubscription / k)). Domains
+ * that are not whole parts of a leaf (a rack wider than a leaf) count 1:
+ * the whole ratio, as before stop 70. */
+static int leaf_least(const struct dc_net *net, uint64_t first, uint64_t stride, uint64_t size, uint64_t last,
+		      uint64_t dom, uint64_t gpn)
+{
+	uint64_t leaf, lf, ll, least, n;
+	if (!net->nodes_per_leaf || dc_mul_u64(net->nodes_per_leaf, gpn, &leaf) || first / leaf == last / leaf)
+		return 0;
+	if (dom > leaf || leaf % dom || stride >= leaf)
+		return 1;
+	lf = first / leaf;
+	ll = last / leaf;
+	least = domains_in(first, stride, size, first, lf * leaf + leaf, dom);
+	n = domains_in(first, stride, size, ll * leaf, last + 1, dom);
+	if (n < least)
+		least = n;
+	/* a leaf in between: every domain of it (a step below dom), or at
+	 * least leaf / stride members, one a domain */
+	if (ll > lf + 1) {
+		n = stride < dom ? leaf / dom : leaf / stride;
+		if (n < least)
+			least = n;
+	}
+	if (least < 1)
+		least = 1;
+	return least > (uint64_t)INT32_MAX ? INT32_MAX : (int)least;
+}
+
 /* The shape of ranks first + k stride, k < size, and the flows through
  * each NIC when every GPU of a node belongs to a group like it
  * (`symmetric`), else alone. */
@@ -286,7 +331,7 @@ static void shape(const struct dc_net *net, uint64_t first, uint64_t stride, uin
 {
 	uint64_t dom = domain_of(net), gpn = net->gpus_per_node ? net->gpus_per_node : 1;
 	uint64_t nics = net->nics_per_node ? net->nics_per_node : 1;
-	uint64_t last, node_ranks, node_rails, node_end, first_node, last_node;
+	uint64_t last, node_ranks, node_rails, node_end;
 
 	if (size <= 1) {
 		/* one rank (a layout's axes of degree 1): what the lines below
@@ -349,9 +394,7 @@ static void shape(const struct dc_net *net, uint64_t first, uint64_t stride, uin
 		if (gpn < nics) /* more NICs than GPUs: each GPU has its own */
 			g->concurrent = 1;
 	}
-	first_node = first / gpn;
-	last_node = last / gpn;
-	g->cross_leaf = net->nodes_per_leaf > 0 && first_node / net->nodes_per_leaf != last_node / net->nodes_per_leaf;
+	g->cross_leaf = leaf_least(net, first, stride, size, last, dom, gpn);
 }
 
 void dc_net_group_ranks(const struct dc_net *net, uint64_t first, uint64_t stride, uint64_t size,
@@ -486,6 +529,8 @@ void dc_net_group_lattice(const struct dc_net *net, uint64_t first, uint64_t a, 
 		uint64_t num = gpn * g->rails, den = nics * w.least;
 		g->concurrent = max_u64(1, (num + den - 1) / den);
 	}
+	/* a lattice's domains under each leaf are not counted: the whole
+	 * ratio (k 1) */
 	g->cross_leaf = net->nodes_per_leaf > 0 &&
 			first / gpn / net->nodes_per_leaf != last / gpn / net->nodes_per_leaf;
 }
@@ -498,12 +543,39 @@ void dc_net_group_axis(const struct dc_net *net, const struct dc_topology *t, en
 	shape(net, grp.first, grp.stride, grp.size, 1, g);
 }
 
+/* A group's node rate without the spine */
+static double node_bw_flat(const struct dc_net *net, const struct dc_net_group *g)
+{
+	return (double)(g->rails ? g->rails : 1) * net->nic_bw_bytes_per_s * net->nic_path_factor /
+	       (double)(g->concurrent ? g->concurrent : 1);
+}
+
+double dc_net_leaf_slowdown(const struct dc_net *net, const struct dc_net_group *g, enum dc_net_leaf_pattern pat)
+{
+	double rho = net->oversubscription, k, n, f;
+	if (!g->cross_leaf || !(rho > 1))
+		return 1;
+	k = (double)g->cross_leaf;
+	switch (pat) {
+	case DC_NET_LEAF_RING:
+		return max_d(1.0, rho / k);
+	case DC_NET_LEAF_ALL_TO_ALL:
+		/* a domain's traffic to the group's domains outside its leaf,
+		 * (N - k) of its N - 1 peers, over the leaf's uplinks */
+		n = (double)g->nodes;
+		f = n > 1 ? (n - min_d(k, n - 1)) / (n - 1) : 1;
+		return max_d(1.0, rho * f);
+	case DC_NET_LEAF_WHOLE:
+		break;
+	}
+	return rho;
+}
+
 double dc_net_node_bw(const struct dc_net *net, const struct dc_net_group *g)
 {
-	double bw = (double)(g->rails ? g->rails : 1) * net->nic_bw_bytes_per_s * net->nic_path_factor /
-		    (double)(g->concurrent ? g->concurrent : 1);
+	double bw = node_bw_flat(net, g);
 	if (g->cross_leaf && net->oversubscription > 1)
-		bw /= net->oversubscription;
+		bw /= dc_net_leaf_slowdown(net, g, DC_NET_LEAF_RING);
 	return bw;
 }
 
@@ -586,7 +658,12 @@ struct call {
 	int knot;
 	int tuner;        /* every channel: the tuner's price */
 	double ramp;      /* the fitted ramp's factor (1 without one) */
-	double node_bw;   /* dc_net_node_bw(net, g) */
+	double node_bw;   /* dc_net_node_bw(net, g): a ring's across a leaf */
+	/* node_bw x these: an algorithm whose crossings of a leaf are not
+	 * counted (the tree, NVLS, PAT: the whole ratio), and AlltoAll's
+	 * share of traffic to other leaves (dc_net_leaf_slowdown); 1
+	 * without a crossing */
+	double leaf_whole, leaf_a2a;
 	double node_bw_ch; /* node_bw as the ring's and the tree's channels reach it (call_size) */
 	double busbw;     /* dc_net_busbw_factor(op, g->ranks) */
 	double bus_bytes; /* S x busbw */
@@ -640,6 +717,12 @@ static void call_size(const struct dc_net *net, enum dc_coll_kind op, const stru
 	c->tuner = 0;
 	c->ramp = dc_net_ramp_factor(net->ramp[g->nodes > 1 ? 1 : 0], bytes);
 	c->node_bw = c->node_bw_ch = dc_net_node_bw(net, g);
+	c->leaf_whole = c->leaf_a2a = 1;
+	if (g->cross_leaf && net->oversubscription > 1) {
+		double ring = dc_net_leaf_slowdown(net, g, DC_NET_LEAF_RING);
+		c->leaf_whole = ring / net->oversubscription;
+		c->leaf_a2a = ring / dc_net_leaf_slowdown(net, g, DC_NET_LEAF_ALL_TO_ALL);
+	}
 	/* each ring or tree channel leaves a node through one NIC (NCCL's
 	 * search finds about one channel per NIC: default_channels), so a
 	 * ring or tree on fewer channels than the group's NICs reaches only
@@ -861,9 +944,9 @@ static void price_tree(const struct dc_net *net, enum dc_coll_kind op, const str
 	enum dc_net_proto pr;
 	(void)op;
 	if (r <= 1 && N > 1)
-		link = c->node_bw_ch / (N > 2 ? 2.0 : 1.0);
+		link = c->node_bw_ch * c->leaf_whole / (N > 2 ? 2.0 : 1.0);
 	else if (N > 1)
-		link = min_d(link, c->node_bw_ch / (N > 2 ? 2.0 : 1.0));
+		link = min_d(link, c->node_bw_ch * c->leaf_whole / (N > 2 ? 2.0 : 1.0));
 	EACH_PROTO(pr, protos) {
 		struct price *o = &out[pr];
 		double rate, share = 1, nc, ch_share;
@@ -921,7 +1004,7 @@ static void price_nvls_one(const struct dc_net *net, enum dc_coll_kind op, const
 			/* NVLS runs nvls_channels whatever the size */
 			uint64_t nc = dc_net_channels_used(net, DC_NET_ALGO_NVLS, pr, g->ranks, c->bytes);
 			double cap = (double)nc * per_ch_nvls_tree[net->gen][nodes_index(N)] * GBPS;
-			o->bw_s = max_d(o->bw_s, (N > 2 ? 2.0 : 1.0) * S / (NVLS_SHARE * c->node_bw * size_factor(net, c) * f));
+			o->bw_s = max_d(o->bw_s, (N > 2 ? 2.0 : 1.0) * S / (NVLS_SHARE * c->node_bw * c->leaf_whole * size_factor(net, c) * f));
 			if (cap > 0) /* a bus rate: busbw = 2(p-1)/p x algbw */
 				o->bw_s = max_d(o->bw_s, c->bus_bytes / cap);
 		}
@@ -955,7 +1038,7 @@ static void price_pat_one(const struct dc_net *net, enum dc_coll_kind op, const 
 {
 	uint64_t N = g->nodes;
 	(void)op;
-	o->bw_s = c->S / (PAT_SHARE * c->node_bw * size_factor(net, c));
+	o->bw_s = c->S / (PAT_SHARE * c->node_bw * c->leaf_whole * size_factor(net, c));
 	o->lat_s = 8.0 * US + (double)log2_floor(N) * hop_out(net, DC_NET_ALGO_PAT, pr, 1) / 3.5 +
 		   (double)g->ranks * 2.8 * US;
 }
@@ -982,7 +1065,7 @@ static void price_p2p_one(const struct dc_net *net, enum dc_coll_kind op, const 
 	/* the slowest rank: on the least-filled domain (straddling groups),
 	 * the one that sends the most through its NIC share */
 	uint64_t p = g->ranks, r = g->ranks_least ? g->ranks_least : g->ranks_per_node;
-	double nv = net->nvlink_bw_bytes_per_s, nic = c->node_bw / (double)(r ? r : 1);
+	double nv = net->nvlink_bw_bytes_per_s, nic = c->node_bw * c->leaf_a2a / (double)(r ? r : 1);
 	double share = (pr == DC_NET_PROTO_LL ? LL_SHARE_AR : 1) * size_factor(net, c), S = c->S, local, far;
 	int remote = g->nodes > 1;
 	if (op == DC_COLL_SEND) {

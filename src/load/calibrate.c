@@ -164,7 +164,13 @@ static void log_group(struct dc_net *net, const struct dc_nccl_log *l, struct dc
 	if (g->rails < 1)
 		g->rails = 1;
 	g->concurrent = 1;
-	g->cross_leaf = net->nodes_per_leaf && g->nodes > net->nodes_per_leaf;
+	/* the log's nodes in order: the last leaf holds the rest, the
+	 * fewest of them under one (leaf_least in net.c) */
+	g->cross_leaf = 0;
+	if (net->nodes_per_leaf && g->nodes > net->nodes_per_leaf) {
+		uint64_t k = g->nodes % net->nodes_per_leaf ? g->nodes % net->nodes_per_leaf : net->nodes_per_leaf;
+		g->cross_leaf = k > (uint64_t)INT32_MAX ? INT32_MAX : (int)k;
+	}
 }
 
 /* Prices row `r` of log `l` on config `c` with the algorithms the log ran

@@ -305,6 +305,8 @@ static const struct {
 	 "Qi et al. 2024's ZB-H2 (about 2pp - 1 microbatches of activations for a near-zero bubble) is not modelled; \"zero_bubble\" is ZB-H1, with 1F1B's activations and each stage's deferred weight gradients, and a bubble of (pp - 1)(F + B - 2W)"},
 	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zb2p",
 	 "the DualPipe README's ZB2P, Qi et al. 2024's ZB-H2, is not modelled; \"zero_bubble\" is ZB-H1 (ZB1P), with 1F1B's activations and each stage's deferred weight gradients, and a bubble of (pp - 1)(F + B - 2W)"},
+	{KEY_PARALLEL_PIPELINE_SCHEDULE, "gpipe",
+	 "GPipe (every microbatch's forward, then every backward: Huang et al. 2019) is not modelled; its bubble is 1F1B's, (pp - 1) / (m + pp - 1) of the step, but each stage holds all m microbatches' activations where \"1f1b\" holds at most pp"},
 	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zbv",
 	 "the V-shaped zero-bubble schedule ZB-V (Qi et al. 2024) is not modelled; \"dualpipev\" runs the same V placement of two chunks a rank with DualPipe's schedule, and \"zero_bubble\" is ZB-H1"},
 	{KEY_PARALLEL_PIPELINE_SCHEDULE, "zero_bubble_v",
