@@ -100,6 +100,43 @@ static const struct dc_field fields[] = {
 
 _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
 
+/* Expert-parallel groups priced across NVLink domains because the domain
+ * is not a multiple of ep (a trial's ep 64 on GB200 NVL72: 72 GPUs a rack,
+ * nearly every group over two racks, its AlltoAlls on the NICs, where the
+ * only warning named the last rack's partial fill): the cause, and the
+ * domain (a multiple of ep and of gpus_per_node, at most the rack) that
+ * keeps them inside, a job given that many GPUs of each. */
+static void warn_ep_domain(const struct dc_plan *plan, const struct dc_results *res, struct dc_diag *diag)
+{
+	const struct dc_comm_strategy *s = &res->comm.s[DC_STRAT_EP];
+	uint64_t ep = plan->layout.ep, dom = dc_topology_domain(&plan->topo), gpn = plan->topo.gpus_per_node, fit;
+	if (ep < 2 || !s->in_play || !s->net_group || s->net_group->nodes < 2 || ep > dom || dom % ep == 0 || !gpn)
+		return;
+	/* the largest multiple of lcm(ep, gpn) up to dom */
+	{
+		uint64_t a = ep, b = gpn, t;
+		while (b) {
+			t = a % b;
+			a = b;
+			b = t;
+		}
+		fit = ep / a * gpn; /* lcm */
+		fit = fit <= dom ? dom / fit * fit : 0;
+	}
+	if (fit)
+		dc_diag_warn(diag,
+			     "'cluster.nvlink_domain' (%llu) is not a multiple of 'parallel.ep' (%llu): expert-parallel "
+			     "groups straddle two domains and their AlltoAlls are priced across the NICs; a job given %llu "
+			     "GPUs of each domain keeps every group inside one: --set cluster.nvlink_domain=%llu",
+			     (unsigned long long)dom, (unsigned long long)ep, (unsigned long long)fit,
+			     (unsigned long long)fit);
+	else
+		dc_diag_warn(diag,
+			     "'cluster.nvlink_domain' (%llu) is not a multiple of 'parallel.ep' (%llu): expert-parallel "
+			     "groups straddle two domains and their AlltoAlls are priced across the NICs",
+			     (unsigned long long)dom, (unsigned long long)ep);
+}
+
 /* The warning for tensor-parallel groups that span NVLink domains (nodes,
  * unless cluster.nvlink_domain is larger), with its cause: tp larger than
  * a domain (unavoidable); the domain not a multiple of tp (some
@@ -126,8 +163,8 @@ static void warn(const struct dc_plan *plan, const struct dc_results *res, const
 	struct dc_group g;
 	char text[160];
 
-	(void)res;
 	(void)name;
+	warn_ep_domain(plan, res, diag);
 	if (crossing == 0 || tp < 2)
 		return;
 	dc_topology_first_domain_crossing(t, t->stride[DC_AXIS_TP], tp, &g);
