@@ -769,7 +769,7 @@ START_TEST(test_oversubscribed_spine)
 END_TEST
 
 /* What a spine costs depends on the pattern (docs/network-model.md,
- * "Fabric"). 4:1, 50 GB/s NICs, one GPU a node. A leaf of L nodes has L x
+ * "The spine"). 4:1, 50 GB/s NICs, one GPU a node. A leaf of L nodes has L x
  * 50 / 4 GB/s of uplinks; a ring leaves it once a direction, however many
  * of its k nodes sit there, so k nodes' traffic shares one node's
  * crossing: max(1, 4 / k). AlltoAll sends (N - k) / (N - 1) of each node's

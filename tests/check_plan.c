@@ -807,6 +807,34 @@ START_TEST(test_leaf_crossing_group_priced)
 }
 END_TEST
 
+/* Behind a spine a ring is not slowed once k >= the oversubscription, but
+ * AlltoAll and the tree still are: a family whose group 0 stays under one
+ * leaf is priced on a group that crosses even when the ring rates tie (a
+ * review: EP groups of k 2 behind 2:1 went unslowed). 12 nodes of 1 GPU
+ * under leaves of 6, 2:1; tp 1, dp 4, pp 3 in order tp-dp-pp: the DP groups
+ * are ranks 0-3, 4-7 (nodes 4, 5 | 6, 7: k 2) and 8-11. By hand: the ring's
+ * slowdown max(1, 2 / 2) = 1, so the ring rates tie at 50 GB/s; the group
+ * priced is 4-7, AlltoAll's slowdown there 2 x (4 - 2) / 3 = 4/3. */
+START_TEST(test_leaf_crossing_tie_prices_the_crossing_group)
+{
+	struct dc_config c;
+	struct dc_plan p;
+	fixture_json(&c,
+		     "{\"model\": {\"num_layers\": 6, \"hidden_size\": 256, \"num_attention_heads\": 4,"
+		     " \"vocab_size\": 1000, \"seq_length\": 128},"
+		     " \"cluster\": {\"num_nodes\": 12, \"gpus_per_node\": 1, \"gpu_memory\": \"32 GiB\","
+		     " \"intra_node\": {\"bandwidth\": \"300 GB/s\"}, \"inter_node\": {\"bandwidth\": \"50 GB/s\"},"
+		     " \"nodes_per_leaf\": 6, \"oversubscription\": 2},"
+		     " \"parallel\": {\"tp\": 1, \"dp\": 4, \"pp\": 3, \"order\": \"tp-dp-pp\"},"
+		     " \"training\": {\"micro_batch_size\": 1, \"grad_accum_steps\": 3}}");
+	fixture_plan(&c, &p);
+	ck_assert_int_eq(p.group[DC_AXIS_DP].net.cross_leaf, 2);
+	ck_assert(fabs(dc_net_node_bw(&p.net, &p.group[DC_AXIS_DP].net) - 50e9) < 1e-3);
+	ck_assert(fabs(dc_net_leaf_slowdown(&p.net, &p.group[DC_AXIS_DP].net, DC_NET_LEAF_ALL_TO_ALL) - 4.0 / 3.0) <
+		  1e-12);
+}
+END_TEST
+
 /* The least node bandwidth over every group of the family (stride,
  * size) that spans NVLink domains and crosses a leaf switch, by brute
  * force (1e300: none) */
@@ -1801,6 +1829,7 @@ int main(void)
 	tcase_add_test(tc, test_two_axis_groups);
 	tcase_add_test(tc, test_explicit_params);
 	tcase_add_test(tc, test_leaf_crossing_group_priced);
+	tcase_add_test(tc, test_leaf_crossing_tie_prices_the_crossing_group);
 	tcase_add_test(tc, test_leaf_crossing_groups_found_everywhere);
 	tcase_add_test(tc, test_leaf_crossing_lattices_found_everywhere);
 	tcase_add_test(tc, test_dense_layers_closed_form);

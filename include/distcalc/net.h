@@ -299,7 +299,7 @@ double dc_net_node_bw(const struct dc_net *net, const struct dc_net_group *g);
  * has under a leaf share one crossing, max(1, rho / k); AlltoAll sends
  * (N - k) / (N - 1) of a domain's traffic to other leaves, max(1, rho x
  * that); the whole rho for patterns whose crossings are not counted
- * (trees). docs/network-model.md, "Fabric". */
+ * (trees). docs/network-model.md, "The spine". */
 enum dc_net_leaf_pattern { DC_NET_LEAF_RING, DC_NET_LEAF_ALL_TO_ALL, DC_NET_LEAF_WHOLE };
 double dc_net_leaf_slowdown(const struct dc_net *net, const struct dc_net_group *g, enum dc_net_leaf_pattern pat);
 

@@ -293,7 +293,7 @@ static uint64_t domains_in(uint64_t first, uint64_t stride, uint64_t size, uint6
 
 /* cross_leaf of the progression first .. last (step stride): 0 under one
  * leaf switch, else the fewest of its domains under one leaf it reaches,
- * k >= 1 (docs/network-model.md, "Fabric": a ring leaves each leaf once a
+ * k >= 1 (docs/network-model.md, "The spine": a ring leaves each leaf once a
  * direction, so its slowdown is max(1, oversubscription / k)). Domains
  * that are not whole parts of a leaf (a rack wider than a leaf) count 1:
  * the whole ratio, as before stop 70. */

@@ -85,6 +85,12 @@ void dc_import_model_check(const struct dc_import *imp, const char *name, const 
 		    strcmp(k->path, "model.hf_config") == 0 || (ki = dc_config_key_index(k->path)) < 0 ||
 		    dc_config_value_json(cfg, (size_t)ki, got, sizeof(got)) != 0 || strcmp(got, k->json) == 0)
 			continue;
+		/* the script's --vocab-size is --model's, padded as Megatron-LM
+		 * pads it (a review: Qwen3-8B's 151936 at tp 2, 152064): the
+		 * same model */
+		if (strcmp(k->path, "model.vocab_size") == 0 && k->line == imp->vocab_line && imp->vocab_raw &&
+		    imp->vocab_raw == cfg->model.vocab_size)
+			continue;
 		dc_diag_warn(diag,
 			     "%s: '%s' gives %s %s, but --model %s has %s: the model priced is --model's (a script's "
 			     "shape beside --model is not merged); give --set %s=%s to price the script's",

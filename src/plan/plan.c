@@ -557,6 +557,19 @@ static uint64_t leaf_walk(const struct dc_plan *p, uint64_t block, uint64_t *lea
  * min(stride, x) - 1 (the first rank below B, the last at or past it);
  * each boundary of the walk (leaf_walk) offers the two ends of that range.
  * Returns the chosen group's first rank. */
+/* Whether candidate c (ring rate cb), which crosses a leaf, is slower than
+ * the group chosen so far (rate bw): its ring rate lower, or equal (a
+ * ring not slowed once k >= the oversubscription) with fewer domains under
+ * a leaf than the chosen one has, or the chosen one crossing none: then
+ * AlltoAll and the tree, whose slowdowns fall as k rises and are above 1
+ * wherever a group crosses, are slowest on it (a review: EP groups of
+ * k 2 behind a 2:1 spine went unslowed while group 0 stayed under one
+ * leaf). */
+static int leaf_slower(const struct dc_net_group *c, double cb, const struct dc_net_group *cur, double bw)
+{
+	return cb < bw || (cb == bw && (!cur->cross_leaf || c->cross_leaf < cur->cross_leaf));
+}
+
 static uint64_t family_pick(const struct dc_plan *p, uint64_t stride, uint64_t size, struct dc_net_group *out)
 {
 	struct dc_group g;
@@ -583,7 +596,7 @@ static uint64_t family_pick(const struct dc_plan *p, uint64_t stride, uint64_t s
 			f = b - x +
 			    (end ? (x < stride ? x : stride) - 1 : x > (size - 1) * stride ? x - (size - 1) * stride : 0);
 			dc_net_group_progression(&p->net, f, stride, size, &c);
-			if (c.cross_leaf && c.nodes > 1 && (cb = dc_net_node_bw(&p->net, &c)) < bw) {
+			if (c.cross_leaf && c.nodes > 1 && leaf_slower(&c, cb = dc_net_node_bw(&p->net, &c), out, bw)) {
 				*out = c;
 				bw = cb;
 				first = f;
@@ -760,7 +773,7 @@ static void lattice_net(const struct dc_plan *p, uint64_t s1, uint64_t n1, uint6
 			if (r == UINT64_MAX)
 				continue;
 			dc_net_group_lattice(&p->net, b - x + r, l.a, l.na, l.b, l.nb, &c);
-			if (c.cross_leaf && c.nodes > 1 && (cb = dc_net_node_bw(&p->net, &c)) < bw) {
+			if (c.cross_leaf && c.nodes > 1 && leaf_slower(&c, cb = dc_net_node_bw(&p->net, &c), out, bw)) {
 				*out = c;
 				bw = cb;
 			}
@@ -953,7 +966,7 @@ static void pp_leaf_pair(struct dc_plan *p, uint64_t spp)
 			dc_net_group_progression(&p->net, x, spp, 2, &c);
 			if (c.nodes > 1 && nics < gpn) /* as derive_net's pair: the boundary stage's sends */
 				c.concurrent = (flows + nics - 1) / nics;
-			if (c.cross_leaf && c.nodes > 1 && (cb = dc_net_node_bw(&p->net, &c)) < bw) {
+			if (c.cross_leaf && c.nodes > 1 && leaf_slower(&c, cb = dc_net_node_bw(&p->net, &c), pair, bw)) {
 				*pair = c;
 				bw = cb;
 				chosen = x;
