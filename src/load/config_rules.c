@@ -263,7 +263,7 @@ static int rule_network(struct loader *l)
 			     "'cluster.intra_node.bandwidth': %.4g GB/s between any two of a node's %llu GPUs, but "
 			     "'cluster.gpu' \"%s\" cards pair over NVLink bridges (2 cards a bridge, no NVSwitch): a group of "
 			     "more than 2 of a node's GPUs moves data over PCIe, at most %.4g GB/s one way (Gen5 x16); "
-			     "priced as given: give the PCIe rate, or gpus_per_node 2 for a bridged pair",
+			     "priced as given: give the PCIe rate (unless every group holds at most the 2 GPUs of a bridged pair of each node, which the bridge serves)",
 			     c->intra_node.bw_bytes_per_s / 1e9, (unsigned long long)c->gpus_per_node, dc_gpu_name(c->gpu),
 			     dc_gpu_spec(c->gpu)->host_bw / 1e9);
 	/* CollNet's reductions run in SHARP-capable InfiniBand switches
