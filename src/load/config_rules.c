@@ -1857,6 +1857,40 @@ static int rule_collective_fp8(struct loader *l)
 	return 0;
 }
 
+/* precision.param_bytes 1 (FP8 primary weights, --fp8-param-gather) under
+ * training.framework megatron, as Megatron-LM d98e8a64 takes it: refused
+ * without FP8 matmuls (transformer_config.py:1566-1567, "fp8_param must
+ * be used together with fp8 mode") and without the distributed optimizer
+ * or FSDP (arguments.py:1095-1097); under FSDP2 turned off with Transformer
+ * Engine 2.0 or later (arguments.py:1051-1056), which warns (a trial's
+ * hand config priced both refused runs, which the importer refuses). */
+static int rule_fp8_params_megatron(struct loader *l)
+{
+	const struct dc_config *c = l->cfg;
+	if (c->training.framework != DC_FRAMEWORK_MEGATRON || c->precision.param_bytes != 1 ||
+	    !seen(l, KEY_PRECISION_PARAM_BYTES))
+		return 0;
+	if (c->precision.compute != DC_COMPUTE_FP8)
+		dc_cfg_errorf(l, blame(l, KEY_PRECISION_PARAM_BYTES, KEY_PRECISION_COMPUTE),
+			      "'precision.param_bytes': 1 is FP8 primary weights (--fp8-param-gather), which Megatron-LM "
+			      "refuses without FP8 matmuls (megatron/core/transformer/transformer_config.py:1566-1567 at "
+			      "d98e8a64: \"fp8_param must be used together with fp8 mode\"), and precision.compute is "
+			      "\"bf16\"; set precision.compute to \"fp8\", or param_bytes to 2");
+	else if (c->parallel.sharding == DC_SHARD_NONE && !(l->opts && l->opts->search))
+		dc_cfg_errorf(l, blame(l, KEY_PRECISION_PARAM_BYTES, KEY_PARALLEL_SHARDING),
+			      "'precision.param_bytes': 1 is FP8 primary weights (--fp8-param-gather), which Megatron-LM "
+			      "runs only with the distributed optimizer or FSDP (megatron/training/arguments.py:1095-1097 "
+			      "at d98e8a64), and parallel.sharding is \"none\"; set sharding to \"zero1\" (the "
+			      "distributed optimizer), or param_bytes to 2");
+	else if (c->parallel.sharding == DC_SHARD_FSDP)
+		warn_key(l, KEY_PRECISION_PARAM_BYTES,
+			 "is FP8 primary weights (--fp8-param-gather), which Megatron-LM turns off under FSDP2 with "
+			 "Transformer Engine 2.0 or later and gathers BF16 (megatron/training/arguments.py:1051-1056 at "
+			 "d98e8a64): priced as given, FP8 weights and gathers",
+			 "set param_bytes to 2 for Transformer Engine 2.0 or later");
+	return 0;
+}
+
 /* Key k given by the config file or --set, not filled by a model file or
  * a preset */
 static int given_here(const struct loader *l, enum key_id k)
@@ -2801,7 +2835,8 @@ static int rule_attention_fp8(struct loader *l)
 	/* 1-byte parameters are FP8 primary weights (Megatron's
 	 * --fp8-param-gather, which the importer maps so): BF16 matmuls
 	 * cannot take them */
-	if (!fp8 && c->precision.param_bytes == 1 && seen(l, KEY_PRECISION_PARAM_BYTES))
+	if (!fp8 && c->precision.param_bytes == 1 && seen(l, KEY_PRECISION_PARAM_BYTES) &&
+	    c->training.framework != DC_FRAMEWORK_MEGATRON /* refused there: rule_fp8_params_megatron */)
 		warn_key_by(l, KEY_PRECISION_PARAM_BYTES, blame(l, KEY_PRECISION_PARAM_BYTES, KEY_PRECISION_COMPUTE),
 			    "is FP8 primary weights (Megatron-LM's --fp8-param-gather), but precision.compute is \"bf16\": they are priced as given, though BF16 matmuls take 2-byte weights",
 			    "set precision.compute to \"fp8\", or param_bytes to 2");
@@ -3528,6 +3563,9 @@ static const struct rule rules[] = {
 	{{"collective.dtype f8e4m3 or f8e5m2 under --experiment collectives (a collective, not all_to_all or send_recv) is refused on an Ampere cluster.gpu and warns without one: NCCL runs FP8 collectives on sm90 and later",
 	  KEYS("collective.dtype", "collective.op", "cluster.gpu")},
 	 rule_collective_fp8},
+	{{"precision.param_bytes 1 (FP8 primary weights) under training.framework megatron needs precision.compute fp8 and sharding zero1, zero2 or fsdp (not under the layout search), as Megatron-LM asserts; under fsdp it warns (Megatron-LM gathers BF16 under FSDP2 with Transformer Engine 2.0 or later; priced as given)",
+	  KEYS("precision.param_bytes", "precision.compute", "parallel.sharding", "training.framework")},
+	 rule_fp8_params_megatron},
 };
 
 #define NRULES (sizeof(rules) / sizeof(rules[0]))

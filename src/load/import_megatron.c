@@ -543,7 +543,7 @@ enum arg_id {
 	A_TP, A_PP, A_CP, A_CP_COMM, A_EP, A_ETP, A_VPP_LAYERS, A_VPP, A_VPP_OLD, A_FIRST, A_LAST, A_ACC_EMB, A_ACC_LOSS, A_NO_P2P_OVERLAP,
 	A_SP, A_DIST_OPT, A_DIST_OPT_INST, A_OVERLAP_GRAD, A_OVERLAP_PARAM, A_DDP_BUCKET, A_TP_OVERLAP, A_FSDP2,
 	A_MBS, A_GBS, A_RECOMPUTE, A_RECOMPUTE_METHOD, A_RECOMPUTE_LAYERS, A_RECOMPUTE_ACT, A_RECOMPUTE_MODULES, A_GROUPED_GEMM, A_FLASH, A_ATT_BACKEND,
-	A_BF16, A_FP16, A_FP8, A_FP8_RECIPE, A_FP8_PARAM, A_FIRST_LAST_BF16, A_BF16_START, A_BF16_END, A_GRAD_BF16, A_GRAD_FP32, A_OPTIMIZER,
+	A_BF16, A_FP16, A_FP8, A_FP8_RECIPE, A_FP8_PARAM, A_FP8_OUT, A_FP8_DPA, A_FP8_MHA, A_FIRST_LAST_BF16, A_BF16_START, A_BF16_END, A_GRAD_BF16, A_GRAD_FP32, A_OPTIMIZER,
 	A_COUNT
 };
 
@@ -632,6 +632,13 @@ static const struct {
 	[A_FP8] = {"--fp8-format", 1},
 	[A_FP8_RECIPE] = {"--fp8-recipe", 1},
 	[A_FP8_PARAM] = {"--fp8-param-gather", 0},
+	/* TransformerConfig.fp8_output_proj (transformer_config.py:635-638
+	 * at d98e8a64), a generated argument */
+	[A_FP8_OUT] = {"--fp8-output-proj", 0},
+	/* fields with no argument at d98e8a64 (arguments.py:2333-2334, "no
+	 * CLI argument exists for these"): read only to say so */
+	[A_FP8_DPA] = {"--fp8-dot-product-attention", 0},
+	[A_FP8_MHA] = {"--fp8-multi-head-attention", 0},
 	[A_FIRST_LAST_BF16] = {"--first-last-layers-bf16", 0},
 	[A_BF16_START] = {"--num-layers-at-start-in-bf16", 1},
 	[A_BF16_END] = {"--num-layers-at-end-in-bf16", 1},
@@ -1498,9 +1505,28 @@ static void map_precision(struct mctx *m)
 					       "--use-torch-fsdp2, as Megatron-LM asserts (arguments.py:1095-1097: "
 					       "\"only supported with distributed optimizer, torch fsdp2, megatron fsdp, "
 					       "or inference mode\")");
+		else if (G(A_FSDP2))
+			/* arguments.py:1051-1056 at d98e8a64: with Transformer
+			 * Engine 2.0 or later Megatron-LM turns it off under FSDP2
+			 * and gathers BF16 (a trial's import priced FP8 weights) */
+			warn(m, L(A_FP8_PARAM),
+			     "'--fp8-param-gather': under --use-torch-fsdp2 Megatron-LM turns it off with Transformer Engine "
+			     "2.0 or later (arguments.py:1051-1056: \"will fallback to bf16 all_gather\"): priced with BF16 "
+			     "weights; give --set precision.param_bytes=1 for an older Transformer Engine");
 		else
 			set_json(m, "precision.param_bytes", "1", "--fp8-param-gather", L(A_FP8_PARAM));
 	}
+	/* the LM head under the MXFP8 autocast (transformer_config.py:1569-1575:
+	 * with fp8 and fp8_recipe mxfp8 alone; the loader refuses the rest) */
+	if (G(A_FP8_OUT))
+		set_json(m, "precision.fp8_lm_head", "true", "--fp8-output-proj", L(A_FP8_OUT));
+	for (int a = A_FP8_DPA; a <= A_FP8_MHA; a++)
+		if (G(a))
+			err(m, L(a),
+			    "'%s': not an argument of Megatron-LM d98e8a64 (TransformerConfig's field has no command-line "
+			    "argument there: arguments.py:2333-2334), so the script would not start; distcalc prices FP8 "
+			    "attention with --set precision.attention=fp8",
+			    args[a].name);
 	/* --first-last-layers-bf16 with --num-layers-at-start-in-bf16 and
 	 * --num-layers-at-end-in-bf16, 1 each by default
 	 * (transformer_config.py:649-658 at d98e8a64), read only with the
@@ -1545,7 +1571,7 @@ static void map_bucket(struct mctx *m)
 	 * (2 with --grad-reduce-in-bf16), BF16 params (1 with
 	 * --fp8-param-gather); FP32 training 4 and 4 */
 	unsigned long long gb = half && ((G(A_BF16) && G(A_GRAD_BF16)) || (G(A_FP16) && !G(A_GRAD_FP32))) ? 2 : 4;
-	unsigned long long pb = !half ? 4 : (G(A_FP8_PARAM) && G(A_FP8)) ? 1 : 2;
+	unsigned long long pb = !half ? 4 : (G(A_FP8_PARAM) && G(A_FP8) && !G(A_FSDP2)) ? 1 : 2;
 	unsigned long long n;
 	if (!G(A_DDP_BUCKET) || number(m, A_DDP_BUCKET, 0, &n) != 0)
 		return;
