@@ -1624,6 +1624,37 @@ END_TEST
  * bf16 with bf16 accumulation at stage 0 DeepSpeed refuses
  * (NotImplementedError "Bfloat16 wrapper must use a gradient accumulation
  * type of fp32"). */
+/* FP32 training (no bf16 or fp16): ZeRO-1/2 still clone the rank's
+ * partition into the copy the optimizer steps (stage_1_and_2.py at
+ * edaa7221, `.clone()` into single_partition_of_fp32_groups), and ZeRO-3
+ * when it offloads the optimizer (its CPU copy); ZeRO-3 on the GPU steps
+ * its partition in place and stage 0 the parameters (a trial: FP32 ZeRO-2
+ * offload priced no host copy for CPU-Adam to step) */
+START_TEST(deepspeed_fp32_master_copy)
+{
+	static const struct {
+		const char *zero;
+		const char *master;
+	} cases[] = {
+		{"{\"stage\": 0}", "0"},
+		{"{\"stage\": 1}", "4"},
+		{"{\"stage\": 2}", "4"},
+		{"{\"stage\": 2, \"offload_optimizer\": {\"device\": \"cpu\"}}", "4"},
+		{"{\"stage\": 3}", "0"},
+		{"{\"stage\": 3, \"offload_optimizer\": {\"device\": \"cpu\"}}", "4"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[256];
+		snprintf(text, sizeof(text), "{\"train_micro_batch_size_per_gpu\": 1, \"zero_optimization\": %s}",
+			 cases[i].zero);
+		ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, text), 0);
+		ck_assert_msg(strcmp(get("precision.master_bytes"), cases[i].master) == 0, "%s: master_bytes %s", text,
+			      get("precision.master_bytes"));
+		ck_assert_str_eq(get("precision.param_bytes"), "4");
+	}
+}
+END_TEST
+
 START_TEST(deepspeed_bf16_optimizer)
 {
 	static const struct {
@@ -2244,6 +2275,7 @@ int main(void)
 	tcase_add_test(tc, deepspeed_mapping);
 	tcase_add_test(tc, deepspeed_duplicates);
 	tcase_add_test(tc, deepspeed_bf16_optimizer);
+	tcase_add_test(tc, deepspeed_fp32_master_copy);
 	tcase_add_test(tc, deepspeed_bfloat16_legacy);
 	tcase_add_test(tc, megatron_mla);
 	tcase_add_test(tc, megatron_left_out_arguments);

@@ -119,7 +119,9 @@ START_TEST(test_fp8_weight_copies)
 	 * but on Hopper the transpose Transformer Engine builds of each for
 	 * the TN-only FP8 GEMMs and never frees, 1 B a weight:
 	 * 2,139,095,040 B; on Blackwell one buffer serves both, none; under
-	 * mxfp8 the parameter holds both directions, none */
+	 * mxfp8 the parameter holds both directions, of which param_bytes 1
+	 * counts the row-wise data: the column-wise data and both scales
+	 * besides, 2,139,095,040 + 2 x 66,846,720 = 2,272,788,480 B */
 	llama70b_fp8(&c, "dgx-h100", "megatron", "delayed", "zero1");
 	c.precision.param_bytes = 1;
 	ck_assert_uint_eq(stage_ledger(&c, 1).fp8_weight_copies_bytes, 2139095040ull);
@@ -146,12 +148,11 @@ START_TEST(test_fp8_weight_copies)
 	llama70b_fp8(&c, "dgx-b200", "megatron", "current", "zero1");
 	c.precision.param_bytes = 1;
 	ck_assert_uint_eq(stage_ledger(&c, 1).fp8_weight_copies_bytes, 0);
-	/* mxfp8 primary weights hold both directions (a GPU the loader
-	 * cannot check: the H100's ledger with the recipe set on it): none */
-	llama70b_fp8(&c, "dgx-h100", "megatron", "delayed", "zero1");
+	/* mxfp8 primary weights (an FP8 trial: counted at 1 B a weight,
+	 * 2.1 GiB a rank short): 2,272,788,480 B besides the row-wise data */
+	llama70b_fp8(&c, "dgx-b200", "megatron", "mxfp8", "zero1");
 	c.precision.param_bytes = 1;
-	c.precision.fp8_recipe = DC_FP8_MXFP8;
-	ck_assert_uint_eq(stage_ledger(&c, 1).fp8_weight_copies_bytes, 0);
+	ck_assert_uint_eq(stage_ledger(&c, 1).fp8_weight_copies_bytes, 2272788480ull);
 	llama70b_fp8(&c, "dgx-b200", "megatron", "current", "zero1");
 	ck_assert_uint_eq(stage_ledger(&c, 1).fp8_weight_copies_bytes, 2139095040ull);
 	llama70b_fp8(&c, "dgx-b200", "megatron", "mxfp8", "zero1");

@@ -352,19 +352,28 @@ int dc_framework_fp8_weight_copies(const struct dc_plan *p, uint64_t params, uin
 	 * fp8_utils.py:446-454 at d98e8a64; its Megatron-FSDP README counts
 	 * this cache as "number of parameter x 1 Byte", fsdp/src/README.md:
 	 * 136). On Blackwell one _data serves both GEMMs (:292-297): none.
-	 * MXFP8 primary weights hold both directions in the parameter: none
-	 * counted. Under FSDP2 TE frees the column-wise cache after its use
+	 * MXFP8 primary weights hold both directions in the parameter, of
+	 * which param_bytes 1 counts the row-wise data alone: the column-wise
+	 * data, 1 B a weight, and a uint8 scale per 32 weights each way
+	 * (tensor/mxfp8_tensor.py:83-94, constants.py:175), kept after each
+	 * gather (Megatron-LM's cast_master_weights_to_fp8 with
+	 * manual_post_all_gather_processing, fp8_utils.py:446-452, and
+	 * post_all_gather_processing :687-707 at d98e8a64): n + 2 ceil(n /
+	 * 32) (an FP8 trial's 70B on B200: 2.1 GiB a rank missing before).
+	 * Under FSDP2 TE frees the column-wise cache after its use
 	 * (clear_columnwise_cache, module/linear.py:1107-1108): none */
 	if (!dc_framework_te_fp8(c) || c->training.framework != DC_FRAMEWORK_MEGATRON)
 		return 0;
 	if (c->precision.param_bytes <= 1) {
 		enum dc_gpu g = c->cluster.gpu < DC_GPU_COUNT ? c->cluster.gpu : DC_GPU_NONE;
-		if (c->precision.fp8_recipe == DC_FP8_MXFP8 || dc_gpu_arch(g) == DC_GPU_ARCH_BLACKWELL ||
-		    p->layout.sharding == DC_SHARD_FSDP)
+		struct dc_ck ck = {0};
+		if (p->layout.sharding == DC_SHARD_FSDP ||
+		    (c->precision.fp8_recipe != DC_FP8_MXFP8 && dc_gpu_arch(g) == DC_GPU_ARCH_BLACKWELL))
 			return 0;
-		*bytes = n;
+		*bytes = c->precision.fp8_recipe == DC_FP8_MXFP8 ? dc_ck_add(&ck, n, dc_ck_mul(&ck, 2, dc_ceil_div(n, 32)))
+								  : n;
 		*copied = n;
-		return 0;
+		return ck.overflow ? -1 : 0;
 	}
 	/* under FSDP2 (Megatron's --use-torch-fsdp2) the linears cache
 	 * nothing (linear.py:1958, layernorm_linear.py:1763: self.is_fsdp2),

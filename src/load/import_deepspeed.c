@@ -27,6 +27,8 @@ struct dctx {
 	 * -1 when it is no stage; bf16_opt: DeepSpeed runs its BF16_Optimizer
 	 * (bf16_optimizer_runs) */
 	int stage, bf16_opt;
+	/* offload_optimizer to the cpu (or the legacy cpu_offload) */
+	int opt_offload;
 	/* the object a message's key sits in ("bf16", "offload_param"), NULL
 	 * at the top: line_of looks past its own key first (a trial's
 	 * bf16's "enabled" was named at fp16's line) */
@@ -537,6 +539,7 @@ static void map_zero(struct dctx *d, const cJSON *root)
 		oo = 1;
 	if (legacy_offload(d, zero, "cpu_offload_param", "offload_param"))
 		op = 1;
+	d->opt_offload = oo == 1;
 	if (oo == 1 && stage == 0)
 		/* no ZeRO optimizer at stage 0 (engine.py:1980-1997), so
 		 * nothing reads the offload */
@@ -716,7 +719,7 @@ static int unclosed(const char *buf, size_t len)
 
 int dc_import_deepspeed(const char *buf, size_t len, const char *name, struct dc_import *imp, struct dc_diag *diag)
 {
-	struct dctx d = {name, buf, len, imp, diag, 0, 0, 0, 0, NULL, "bf16"};
+	struct dctx d = {name, buf, len, imp, diag, 0, 0, 0, 0, 0, NULL, "bf16"};
 	const char *end = NULL;
 	cJSON *root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
 	const cJSON *c, *opt;
@@ -875,9 +878,18 @@ int dc_import_deepspeed(const char *buf, size_t len, const char *name, struct dc
 		     d.stage);
 	}
 	else if (bf16 == 0 && fp16 == 0) {
+		/* FP32 parameters; ZeRO-1/2 clone the rank's partition for the
+		 * optimizer whatever the dtype (stage_1_and_2.py at edaa7221:
+		 * `.clone()` of the partition into single_partition_of_fp32_groups),
+		 * ZeRO-3 when it offloads the optimizer (its CPU copy of the fp32
+		 * partition); ZeRO-3 on the GPU steps the partition in place, and
+		 * stage 0 the parameters themselves (a trial: FP32 ZeRO-2 with
+		 * offload priced no host copy for CPU-Adam to step) */
+		int clone = d.stage == 1 || d.stage == 2 || (d.stage == 3 && d.opt_offload);
 		set(&d, "precision.param_bytes", "4", "no bf16 or fp16 (FP32)");
 		set(&d, "precision.grad_bytes", "4", "no bf16 or fp16 (FP32)");
-		set(&d, "precision.master_bytes", "0", "no bf16 or fp16 (FP32)");
+		set(&d, "precision.master_bytes", clone ? "4" : "0",
+		    clone ? "no bf16 or fp16 (FP32): ZeRO's copy of the partition the optimizer steps" : "no bf16 or fp16 (FP32)");
 		set(&d, "precision.optimizer_bytes", "8", "no bf16 or fp16 (FP32)");
 	}
 	if (d.bucket_elements) {
