@@ -1630,6 +1630,32 @@ END_TEST
  * when it offloads the optimizer (its CPU copy); ZeRO-3 on the GPU steps
  * its partition in place and stage 0 the parameters (a trial: FP32 ZeRO-2
  * offload priced no host copy for CPU-Adam to step) */
+/* Sections that switch a feature on: off (enabled false or absent) they
+ * change nothing and import; on, refused (a trial: DeepSpeed-Chat's
+ * "hybrid_engine": {"enabled": false} failed; elasticity on was priced at
+ * the file's batch, which elasticity replaces) */
+START_TEST(deepspeed_switched_sections)
+{
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1, \"hybrid_engine\": "
+						     "{\"enabled\": false, \"max_out_tokens\": 512}, \"compile\": {}}"),
+			 0);
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1, \"elasticity\": "
+						     "{\"enabled\": true, \"max_train_batch_size\": 64}}"),
+			 -1);
+	ck_assert_uint_eq(diags_with("DeepSpeed's elasticity then chooses the micro batch"), 1);
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1, \"curriculum_learning\": "
+						     "{\"enabled\": true}}"),
+			 -1);
+	ck_assert_uint_eq(diags_with("enabled: distcalc does not price it"), 1);
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1, \"nebula\": "
+						     "{\"enabled\": \"no\"}}"),
+			 -1);
+	ck_assert_uint_eq(diags_with("'enabled': expected true or false"), 1);
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1, \"zero_hpz\": 1}"), -1);
+	ck_assert_uint_eq(diags_with("a key distcalc neither maps nor knows"), 1);
+}
+END_TEST
+
 START_TEST(deepspeed_fp32_master_copy)
 {
 	static const struct {
@@ -2276,6 +2302,7 @@ int main(void)
 	tcase_add_test(tc, deepspeed_duplicates);
 	tcase_add_test(tc, deepspeed_bf16_optimizer);
 	tcase_add_test(tc, deepspeed_fp32_master_copy);
+	tcase_add_test(tc, deepspeed_switched_sections);
 	tcase_add_test(tc, deepspeed_bfloat16_legacy);
 	tcase_add_test(tc, megatron_mla);
 	tcase_add_test(tc, megatron_left_out_arguments);

@@ -371,7 +371,17 @@ static const char *const top_ignored[] = {
 	"gradient_clipping", "steps_per_print", "wall_clock_breakdown", "dump_state", "scheduler",
 	"zero_allow_untested_optimizer", "prescale_gradients", "gradient_predivide_factor", "sparse_gradients",
 	"tensorboard", "wandb", "csv_monitor", "comet", "comms_logger", "flops_profiler", "memory_breakdown",
-	"logging", "checkpoint", "elasticity", "autotuning", "seed", NULL,
+	"logging", "checkpoint", "autotuning", "seed", NULL,
+};
+/* Sections that switch a feature on with "enabled": true, off by default
+ * (DeepSpeed's config-json.md); off, they change nothing (a trial:
+ * DeepSpeed-Chat's published config failed on "hybrid_engine": {"enabled":
+ * false}); on, distcalc does not price them. elasticity, on, takes over
+ * the batch sizes (runtime/config.py, elasticity's
+ * compute_elastic_config), which distcalc then does not know. */
+static const char *const switched[] = {
+	"hybrid_engine", "compile", "curriculum_learning", "data_efficiency", "eigenvalue", "progressive_layer_drop",
+	"quantize_training", "nebula", "torch_autocast", "elasticity", NULL,
 };
 static const char *const zero_ignored[] = {
 	"contiguous_gradients", "reduce_scatter", "allgather_partitions",
@@ -790,9 +800,23 @@ int dc_import_deepspeed(const char *buf, size_t len, const char *name, struct dc
 		static const char *const mapped[] = {"train_batch_size", "train_micro_batch_size_per_gpu",
 						     "gradient_accumulation_steps", "zero_optimization", "bf16", "bfloat16", "fp16",
 						     "optimizer", "activation_checkpointing", "amp", "data_types", NULL};
-		if (!listed(mapped, c->string) && !listed(top_ignored, c->string))
-			err(&d, c->string, "not a DeepSpeed key distcalc maps or knows to change nothing it computes "
-					   "(docs/importers.md lists both)");
+		if (listed(switched, c->string)) {
+			const cJSON *on = cJSON_IsObject(c) ? cJSON_GetObjectItemCaseSensitive(c, "enabled") : NULL;
+			if (!cJSON_IsObject(c))
+				err(&d, c->string, "expected an object");
+			else if (on && !cJSON_IsBool(on))
+				err(&d, c->string, "'enabled': expected true or false");
+			else if (cJSON_IsTrue(on))
+				err(&d, c->string,
+				    strcmp(c->string, "elasticity") == 0
+					    ? "enabled: DeepSpeed's elasticity then chooses the micro batch and the accumulation "
+					      "from its own ranges, which distcalc does not know; set enabled false and give the "
+					      "batch keys of the run"
+					    : "enabled: distcalc does not price it; set enabled false (or remove it) to import the "
+					      "rest");
+		} else if (!listed(mapped, c->string) && !listed(top_ignored, c->string))
+			err(&d, c->string, "a key distcalc neither maps nor knows to change nothing it computes "
+					   "(docs/importers.md lists both); remove it to import the rest");
 	}
 	count(&d, root, "train_micro_batch_size_per_gpu", "training.micro_batch_size");
 	count(&d, root, "train_batch_size", "training.global_batch_size");
