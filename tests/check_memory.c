@@ -82,6 +82,24 @@ static void llama70b_fp8(struct dc_config *c, const char *system, const char *fr
 		     system, sharding, framework, recipe);
 }
 
+/* DeepSpeed's ZeRO-1/2 set up the second gradient bucket only with
+ * overlap_comm (overlap.dp): without it one bucket of reduce_bucket_size
+ * 5e8 elements x 2 B, 1,000,000,000 B; with it two (a DeepSpeed trial) */
+START_TEST(test_deepspeed_one_bucket_without_overlap)
+{
+	struct dc_config c;
+	llama70b_fp8(&c, "dgx-h100", "deepspeed", "delayed", "zero1");
+	c.overlap.dp = 1;
+	ck_assert_uint_eq(stage_ledger(&c, 1).ddp_buckets_bytes, 2000000000ull);
+	c.overlap.dp = 0;
+	ck_assert_uint_eq(stage_ledger(&c, 1).ddp_buckets_bytes, 1000000000ull);
+	/* torch DDP keeps two whatever the overlap: 2 x 25 MiB */
+	llama70b_fp8(&c, "dgx-h100", "custom", "delayed", "zero1");
+	c.overlap.dp = 0;
+	ck_assert_uint_eq(stage_ledger(&c, 1).ddp_buckets_bytes, 52428800ull);
+}
+END_TEST
+
 START_TEST(test_fp8_weight_copies)
 {
 	struct dc_config c;
@@ -1896,6 +1914,7 @@ int main(void)
 	tcase_add_test(tc, test_torchtitan_experts_whole_with_ep);
 	tcase_add_test(tc, test_reserve_rounding);
 	tcase_add_test(tc, test_fp8_weight_copies);
+	tcase_add_test(tc, test_deepspeed_one_bucket_without_overlap);
 	tcase_add_test(tc, test_fp8_weight_copies_mtp);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

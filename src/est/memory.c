@@ -1098,7 +1098,13 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, const struct dc_stat
 	 * param_and_grad_buffer.py:1596-1598 at d98e8a64), all-reduced or
 	 * reduce-scattered in place (:715, the local shard's view) */
 	if (sh != DC_SHARD_FSDP && pl->dp_cp > 1 && cfg->training.framework != DC_FRAMEWORK_MEGATRON) {
-		uint64_t two = dc_ck_mul(&c, 2, dc_framework_grad_bucket_bytes(pl));
+		/* DeepSpeed's ZeRO-1/2 allocate the second bucket (ipg_buffer)
+		 * only with overlap_comm, which overlap.dp is (stage_1_and_2.py
+		 * at edaa7221, the ipg_buffer set up at the backward's start:
+		 * `if self.overlap_comm` appends the second; a trial's
+		 * overlap_comm false kept two) */
+		uint64_t n = cfg->training.framework == DC_FRAMEWORK_DEEPSPEED && !cfg->overlap.dp ? 1 : 2;
+		uint64_t two = dc_ck_mul(&c, n, dc_framework_grad_bucket_bytes(pl));
 		l->ddp_buckets_bytes = two < grads_full ? two : grads_full;
 	}
 	l->comm_buffers_bytes = cfg->memory.comm_buffer_bytes;
