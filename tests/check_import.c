@@ -1653,6 +1653,18 @@ START_TEST(deepspeed_switched_sections)
 	ck_assert_uint_eq(diags_with("'enabled': expected true or false"), 1);
 	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1, \"zero_hpz\": 1}"), -1);
 	ck_assert_uint_eq(diags_with("a key distcalc neither maps nor knows"), 1);
+	/* ZeRO-3's tuning keys: counts (or "auto"), and at stage 3 one warning
+	 * naming those given, not priced (a trial's persistence threshold
+	 * 1e10 moved nothing, without a word) */
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1, \"zero_optimization\": "
+						     "{\"stage\": 3, \"stage3_param_persistence_threshold\": 1e10, "
+						     "\"stage3_prefetch_bucket_size\": \"auto\"}}"),
+			 0);
+	ck_assert_uint_eq(diags_with("stage3_param_persistence_threshold, stage3_prefetch_bucket_size: not priced"), 1);
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1, \"zero_optimization\": "
+						     "{\"stage\": 3, \"sub_group_size\": -1}}"),
+			 -1);
+	ck_assert_uint_eq(diags_with("expected a count, 0 or more"), 1);
 }
 END_TEST
 

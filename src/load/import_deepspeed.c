@@ -391,6 +391,15 @@ static const char *const zero_ignored[] = {
 	"elastic_checkpoint", "ignore_unused_parameters", "cpu_offload_use_pin_memory", NULL,
 };
 
+/* The first of `keys` present in `obj`: the key a message is placed at */
+static const char *within_first(const cJSON *obj, const char *const *keys)
+{
+	for (int i = 0; keys[i]; i++)
+		if (cJSON_GetObjectItemCaseSensitive(obj, keys[i]))
+			return keys[i];
+	return keys[0];
+}
+
 static int listed(const char *const *list, const char *k)
 {
 	for (size_t i = 0; list[i]; i++)
@@ -437,9 +446,12 @@ static void map_buckets(struct dctx *d, const cJSON *zero, unsigned long long st
 		return;
 	}
 	if (stage == 0 || stage == 3) {
-		warn(d, r ? "reduce_bucket_size" : "allgather_bucket_size",
-		     "changes nothing distcalc computes at ZeRO stage %llu (%s)", stage,
-		     stage == 0 ? "the engine's all-reduce buckets are its own" : "ZeRO-3 runs as FSDP");
+		warn(d, r ? "reduce_bucket_size" : "allgather_bucket_size", "%s",
+		     stage == 0 ? "changes nothing distcalc computes at ZeRO stage 0 (the engine's all-reduce buckets "
+				  "are its own)"
+				: "not priced at ZeRO stage 3, which distcalc prices as FSDP, each unit's gradients "
+				  "reduce-scattered as one: DeepSpeed's stage-3 reduce bucket (reduce_bucket_size x the "
+				  "gradients' bytes on the GPU) is not in the memory ledger");
 		return;
 	}
 	if (nr != na) {
@@ -540,6 +552,40 @@ static void map_zero(struct dctx *d, const cJSON *root)
 		err(d, "stage", "expected 0, 1, 2 or 3, got %llu", stage);
 	else if (stage <= 3)
 		set(d, "parallel.sharding", d->bf16_opt ? stages[1] : stages[stage], "zero_optimization.stage");
+	/* ZeRO-3's own tuning: which parameters stay gathered, how far ahead
+	 * it prefetches, how many it keeps live, the optimizer's sub-groups.
+	 * distcalc gathers ZeRO-3 as FSDP units (its memory ledger's root and
+	 * two layers), so they are not priced: a count they must be, and a
+	 * warning that they move memory and time (a trial's persistence
+	 * threshold 1e10, every parameter kept gathered, moved nothing) */
+	{
+		static const char *const tuning[] = {"stage3_param_persistence_threshold", "stage3_prefetch_bucket_size",
+						     "stage3_max_live_parameters", "stage3_max_reuse_distance",
+						     "sub_group_size", NULL};
+		char names[256] = "";
+		size_t used = 0;
+		for (int i = 0; tuning[i]; i++) {
+			const cJSON *t = cJSON_GetObjectItemCaseSensitive(zero, tuning[i]);
+			if (!t)
+				continue;
+			/* "auto": the Hugging Face Trainer's, from the hidden size;
+			 * not priced either way, so not refused */
+			if (!(cJSON_IsString(t) && strcmp(t->valuestring, "auto") == 0) &&
+			    (!cJSON_IsNumber(t) || !(t->valuedouble >= 0) || !isfinite(t->valuedouble))) {
+				err(d, tuning[i], "expected a count, 0 or more, or \"auto\"");
+				continue;
+			}
+			if (stage == 3 && used < sizeof(names))
+				used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", used ? ", " : "",
+							 tuning[i]);
+		}
+		if (used)
+			warn(d, within_first(zero, tuning),
+			     "%s: not priced: distcalc gathers ZeRO-3's parameters as FSDP units (the memory ledger's "
+			     "root and two layers at a time, docs/memory-conventions.md), while DeepSpeed's persistence, "
+			     "prefetch, live-parameter and sub-group limits move what it holds and when it gathers",
+			     names);
+	}
 	oo = offload(d, zero, "offload_optimizer", stage);
 	op = offload(d, zero, "offload_param", stage);
 	/* the deprecated switches, which DeepSpeed still reads as a cpu

@@ -216,7 +216,7 @@ grep -q '"param_gather": true' e.json || fail "--overlap-param-gather not mapped
 grep -q '"framework": "custom"' e2.json || fail "--set training.framework lost: $(cat e2.json)"
 # DeepSpeed's ZeRO-3 reduce_bucket_size (line 7) is warned: ZeRO-3 runs as FSDP
 "$bin" --config "$I/a100_2x8_gpt2.json" --from-deepspeed "$I/deepspeed_ds_zero3_config.json" --only model >/dev/null 2>err.txt
-grep -q "deepspeed_ds_zero3_config.json:7: 'reduce_bucket_size': changes nothing distcalc computes at ZeRO stage 3" err.txt ||
+grep -q "deepspeed_ds_zero3_config.json:7: 'reduce_bucket_size': not priced at ZeRO stage 3, which distcalc prices as FSDP" err.txt ||
 	fail "reduce_bucket_size warning: $(cat err.txt)"
 # a DeepSpeed config names no model: --model gives it, and replaces nothing
 "$bin" --config "$I/a100_2x8_gpt2.json" --from-deepspeed "$I/deepspeed_ds_zero3_config.json" \
