@@ -1637,8 +1637,14 @@ END_TEST
 START_TEST(deepspeed_switched_sections)
 {
 	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1, \"hybrid_engine\": "
-						     "{\"enabled\": false, \"max_out_tokens\": 512}, \"compile\": {}}"),
+						     "{\"enabled\": false, \"max_out_tokens\": 512}, \"compile\": "
+						     "{\"deepcompile\": false}}"),
 			 0);
+	/* compile's switch is deepcompile (CompileConfig forbids "enabled") */
+	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1, \"compile\": "
+						     "{\"deepcompile\": true}}"),
+			 -1);
+	ck_assert_uint_eq(diags_with("DeepCompile reorders ZeRO's gathers"), 1);
 	ck_assert_int_eq(parse(DC_IMPORT_DEEPSPEED, "{\"train_micro_batch_size_per_gpu\": 1, \"elasticity\": "
 						     "{\"enabled\": true, \"max_train_batch_size\": 64}}"),
 			 -1);

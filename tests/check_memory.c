@@ -89,9 +89,21 @@ START_TEST(test_deepspeed_one_bucket_without_overlap)
 {
 	struct dc_config c;
 	llama70b_fp8(&c, "dgx-h100", "deepspeed", "delayed", "zero1");
+	/* overlap_comm given true: two */
 	c.overlap.dp = 1;
+	c.overlap.dp_given = 1;
 	ck_assert_uint_eq(stage_ledger(&c, 1).ddp_buckets_bytes, 2000000000ull);
 	c.overlap.dp = 0;
+	ck_assert_uint_eq(stage_ledger(&c, 1).ddp_buckets_bytes, 1000000000ull);
+	/* left out, DeepSpeed's default at ZeRO-1/2 is off (a review: the
+	 * default still got two) */
+	c.overlap.dp_given = 0;
+	ck_assert_uint_eq(stage_ledger(&c, 1).ddp_buckets_bytes, 1000000000ull);
+	/* without ZeRO the engine all-reduces one flat bucket at a time,
+	 * overlap or not */
+	c.parallel.sharding = DC_SHARD_NONE;
+	c.overlap.dp = 1;
+	c.overlap.dp_given = 1;
 	ck_assert_uint_eq(stage_ledger(&c, 1).ddp_buckets_bytes, 1000000000ull);
 	/* torch DDP keeps two whatever the overlap: 2 x 25 MiB */
 	llama70b_fp8(&c, "dgx-h100", "custom", "delayed", "zero1");
@@ -116,12 +128,13 @@ START_TEST(test_fp8_weight_copies)
 	ck_assert_uint_eq(ds.fp8_weight_copies_bytes, 0);
 	ck_assert_uint_eq(ds.fp8_weight_params, 2139095040ull); /* what TE's copies would hold: said, not counted */
 	/* Megatron-Core reduces its buckets in place, in its contiguous
-	 * gradient buffer: no bucket memory; DeepSpeed's two of
-	 * reduce_bucket_size 5e8 elements at 2 B (the course preset's
-	 * gradients), 2,000,000,000 B, under the stage's gradients: 20 x
-	 * (106,954,752 + 2 x 8192) parameters at 2 B, 4,278,845,440 B */
+	 * gradient buffer: no bucket memory; DeepSpeed's one (overlap_comm
+	 * off, its ZeRO-1 default) of reduce_bucket_size 5e8 elements at 2 B
+	 * (the course preset's gradients), 1,000,000,000 B, under the stage's
+	 * gradients: 20 x (106,954,752 + 2 x 8192) parameters at 2 B,
+	 * 4,278,845,440 B */
 	ck_assert_uint_eq(l.ddp_buckets_bytes, 0);
-	ck_assert_uint_eq(ds.ddp_buckets_bytes, 2000000000ull);
+	ck_assert_uint_eq(ds.ddp_buckets_bytes, 1000000000ull);
 	ck_assert_uint_eq(l.phase_subtotal_bytes[DC_MEM_OPTIMIZER],
 			  ds.phase_subtotal_bytes[DC_MEM_OPTIMIZER] + 4278190080ull);
 	/* the FP8 head (mxfp8 only, Megatron's rule) on the last stage: V h

@@ -1103,7 +1103,14 @@ static int ledger(const struct dc_plan *pl, uint64_t stage, const struct dc_stat
 		 * at edaa7221, the ipg_buffer set up at the backward's start:
 		 * `if self.overlap_comm` appends the second; a trial's
 		 * overlap_comm false kept two) */
-		uint64_t n = cfg->training.framework == DC_FRAMEWORK_DEEPSPEED && !cfg->overlap.dp ? 1 : 2;
+		/* (the overlap as the framework runs it: DeepSpeed's
+		 * overlap_comm is off at ZeRO-1/2 unless given, and its engine
+		 * without ZeRO all-reduces one flat bucket at a time, a
+		 * review found) */
+		uint64_t n = cfg->training.framework == DC_FRAMEWORK_DEEPSPEED &&
+				     (!dc_framework_overlap_dp(pl) || sh == DC_SHARD_NONE)
+			     ? 1
+			     : 2;
 		uint64_t two = dc_ck_mul(&c, n, dc_framework_grad_bucket_bytes(pl));
 		l->ddp_buckets_bytes = two < grads_full ? two : grads_full;
 	}

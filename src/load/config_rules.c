@@ -3563,7 +3563,7 @@ static const struct rule rules[] = {
 	{{"collective.dtype f8e4m3 or f8e5m2 under --experiment collectives (a collective, not all_to_all or send_recv) is refused on an Ampere cluster.gpu and warns without one: NCCL runs FP8 collectives on sm90 and later",
 	  KEYS("collective.dtype", "collective.op", "cluster.gpu")},
 	 rule_collective_fp8},
-	{{"precision.param_bytes 1 (FP8 primary weights) under training.framework megatron needs precision.compute fp8 and sharding zero1, zero2 or fsdp (not under the layout search), as Megatron-LM asserts; under fsdp it warns (Megatron-LM gathers BF16 under FSDP2 with Transformer Engine 2.0 or later; priced as given)",
+	{{"precision.param_bytes 1 (FP8 primary weights) under training.framework megatron needs precision.compute fp8 and sharding zero1, zero2 or fsdp (under the layout search its none layouts are refused instead), as Megatron-LM asserts; under fsdp it warns (Megatron-LM gathers BF16 under FSDP2 with Transformer Engine 2.0 or later; priced as given)",
 	  KEYS("precision.param_bytes", "precision.compute", "parallel.sharding", "training.framework")},
 	 rule_fp8_params_megatron},
 };

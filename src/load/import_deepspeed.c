@@ -846,7 +846,23 @@ int dc_import_deepspeed(const char *buf, size_t len, const char *name, struct dc
 		static const char *const mapped[] = {"train_batch_size", "train_micro_batch_size_per_gpu",
 						     "gradient_accumulation_steps", "zero_optimization", "bf16", "bfloat16", "fp16",
 						     "optimizer", "activation_checkpointing", "amp", "data_types", NULL};
-		if (listed(switched, c->string)) {
+		if (strcmp(c->string, "compile") == 0 && cJSON_IsObject(c) &&
+		    (cJSON_GetObjectItemCaseSensitive(c, "deepcompile") || cJSON_GetObjectItemCaseSensitive(c, "enabled"))) {
+			/* DeepSpeed's CompileConfig (deepspeed/compile/config.py at
+			 * edaa7221) is switched by deepcompile and forbids other
+			 * keys (a review: {"deepcompile": true} imported without a
+			 * word) */
+			const cJSON *dcmp = cJSON_GetObjectItemCaseSensitive(c, "deepcompile");
+			if (cJSON_GetObjectItemCaseSensitive(c, "enabled"))
+				err(&d, c->string, "'enabled': DeepSpeed's compile section has no such key (its switch is "
+						   "\"deepcompile\"), and DeepSpeed refuses it");
+			else if (!cJSON_IsBool(dcmp))
+				err(&d, c->string, "'deepcompile': expected true or false");
+			else if (cJSON_IsTrue(dcmp))
+				err(&d, c->string, "'deepcompile': true: DeepCompile reorders ZeRO's gathers and may offload "
+						   "the optimizer states, which distcalc does not price; set it false (or remove "
+						   "the section) to import the rest");
+		} else if (listed(switched, c->string)) {
 			const cJSON *on = cJSON_IsObject(c) ? cJSON_GetObjectItemCaseSensitive(c, "enabled") : NULL;
 			if (!cJSON_IsObject(c))
 				err(&d, c->string, "expected an object");

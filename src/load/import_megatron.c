@@ -1518,7 +1518,11 @@ static void map_precision(struct mctx *m)
 	}
 	/* the LM head under the MXFP8 autocast (transformer_config.py:1569-1575:
 	 * with fp8 and fp8_recipe mxfp8 alone; the loader refuses the rest) */
-	if (G(A_FP8_OUT))
+	if (G(A_FP8_OUT) && !G(A_FP8))
+		err(m, L(A_FP8_OUT), "'--fp8-output-proj': needs --fp8-format, as Megatron-Core raises "
+				     "(transformer_config.py:1570-1571: \"fp8_output_proj must be used together with fp8 "
+				     "mode\")");
+	else if (G(A_FP8_OUT))
 		set_json(m, "precision.fp8_lm_head", "true", "--fp8-output-proj", L(A_FP8_OUT));
 	for (int a = A_FP8_DPA; a <= A_FP8_MHA; a++)
 		if (G(a))

@@ -632,7 +632,7 @@ static const struct dc_field top_fields[] = {
 	 L(fsdp_backward_params_bytes), .shown = is_fsdp},
 	{"fsdp_unsharded_grads_bytes", NULL, DC_U_BYTES, DC_FT_U64, L(fsdp_unsharded_grads_bytes), .shown = is_fsdp,
 	 .label_fn = fsdp_grads_label},
-	{"ddp_buckets_bytes", "DDP gradient buckets (2 in flight)", DC_U_BYTES, DC_FT_U64, L(ddp_buckets_bytes)},
+	{"ddp_buckets_bytes", "DDP gradient buckets in flight", DC_U_BYTES, DC_FT_U64, L(ddp_buckets_bytes)},
 	{"comm_buffers_bytes", "communication (NCCL) buffers", DC_U_BYTES, DC_FT_U64, L(comm_buffers_bytes)},
 	{"buffers_bytes", "= buffers (buckets + FSDP + comm)", DC_U_BYTES, DC_FT_U64, L(buffers_bytes)},
 	{"cuda_context_bytes", "CUDA context", DC_U_BYTES, DC_FT_U64, L(cuda_context_bytes)},

@@ -110,31 +110,40 @@ static void warn_ep_domain(const struct dc_plan *plan, const struct dc_results *
 {
 	const struct dc_comm_strategy *s = &res->comm.s[DC_STRAT_EP];
 	uint64_t ep = plan->layout.ep, dom = dc_topology_domain(&plan->topo), gpn = plan->topo.gpus_per_node, fit;
-	if (ep < 2 || !s->in_play || !s->net_group || s->net_group->nodes < 2 || ep > dom || dom % ep == 0 || !gpn)
+	/* an expert group's members are st apart (etp folded, else dp's
+	 * stride: plan.c derive_net), so ep st ranks hold st whole groups:
+	 * a domain that is a multiple of that block holds them all (a review:
+	 * ep 16 folded over etp 8 spans 128 ranks, which no 64 keeps inside) */
+	uint64_t st = plan->expert_folded ? plan->etp : plan->topo.stride[DC_AXIS_DP], block;
+	if (ep < 2 || !st || !s->in_play || !s->net_group || s->net_group->nodes < 2 || !gpn ||
+	    __builtin_mul_overflow(ep, st, &block) || block > dom || dom % block == 0)
 		return;
-	/* the largest multiple of lcm(ep, gpn) up to dom */
+	/* the largest multiple of lcm(block, gpn) up to dom */
 	{
-		uint64_t a = ep, b = gpn, t;
+		uint64_t a = block, b = gpn, t;
 		while (b) {
 			t = a % b;
 			a = b;
 			b = t;
 		}
-		fit = ep / a * gpn; /* lcm */
+		fit = block / a * gpn; /* lcm */
 		fit = fit <= dom ? dom / fit * fit : 0;
 	}
 	if (fit)
 		dc_diag_warn(diag,
-			     "'cluster.nvlink_domain' (%llu) is not a multiple of 'parallel.ep' (%llu): expert-parallel "
-			     "groups straddle two domains and their AlltoAlls are priced across the NICs; a job given %llu "
-			     "GPUs of each domain keeps every group inside one: --set cluster.nvlink_domain=%llu",
-			     (unsigned long long)dom, (unsigned long long)ep, (unsigned long long)fit,
-			     (unsigned long long)fit);
+			     "'cluster.nvlink_domain' (%llu) is not a multiple of the %llu ranks that hold whole "
+			     "expert-parallel groups (parallel.ep %llu, %llu apart): expert-parallel groups straddle two "
+			     "domains and their AlltoAlls are priced across the NICs; a job given %llu GPUs of each domain "
+			     "keeps every group inside one: --set cluster.nvlink_domain=%llu",
+			     (unsigned long long)dom, (unsigned long long)block, (unsigned long long)ep,
+			     (unsigned long long)st, (unsigned long long)fit, (unsigned long long)fit);
 	else
 		dc_diag_warn(diag,
-			     "'cluster.nvlink_domain' (%llu) is not a multiple of 'parallel.ep' (%llu): expert-parallel "
-			     "groups straddle two domains and their AlltoAlls are priced across the NICs",
-			     (unsigned long long)dom, (unsigned long long)ep);
+			     "'cluster.nvlink_domain' (%llu) is not a multiple of the %llu ranks that hold whole "
+			     "expert-parallel groups (parallel.ep %llu, %llu apart): expert-parallel groups straddle two "
+			     "domains and their AlltoAlls are priced across the NICs",
+			     (unsigned long long)dom, (unsigned long long)block, (unsigned long long)ep,
+			     (unsigned long long)st);
 }
 
 /* The warning for tensor-parallel groups that span NVLink domains (nodes,

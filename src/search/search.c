@@ -650,6 +650,10 @@ static void run_outer(struct worker *w, const struct outer *o)
 						else if (in->training.framework == DC_FRAMEWORK_MEGATRON &&
 							 y->sharding == DC_SHARD_FSDP && (y->pp > 1 || ep > 1))
 							reject = R_FRAMEWORK; /* as the loader's rule 40: --use-torch-fsdp2 asserts pp 1, ep 1 */
+						else if (in->training.framework == DC_FRAMEWORK_MEGATRON &&
+							 in->precision.param_bytes == 1 && y->sharding == DC_SHARD_NONE)
+							reject = R_FRAMEWORK; /* as the loader's rule 46: FP8 primary weights need the
+									       * distributed optimizer or FSDP (a review) */
 						else if (in->training.framework == DC_FRAMEWORK_TORCHTITAN && in->parallel.etp &&
 							 in->model.num_experts && in->parallel.etp != (ep > 1 ? 1 : y->tp))
 							reject = R_FRAMEWORK; /* as the loader's rule 11: torchtitan has no etp */
