@@ -108,13 +108,16 @@ _Static_assert(sizeof(struct view) <= DC_VIEW_MAX, "view too large");
  * keeps them inside, a job given that many GPUs of each. */
 static void warn_ep_domain(const struct dc_plan *plan, const struct dc_results *res, struct dc_diag *diag)
 {
-	const struct dc_comm_strategy *s = &res->comm.s[DC_STRAT_EP];
+	const struct dc_comm_strategy *s;
 	uint64_t ep = plan->layout.ep, dom = dc_topology_domain(&plan->topo), gpn = plan->topo.gpus_per_node, fit;
 	/* an expert group's members are st apart (etp folded, else dp's
 	 * stride: plan.c derive_net), so ep st ranks hold st whole groups:
 	 * a domain that is a multiple of that block holds them all (a review:
 	 * ep 16 folded over etp 8 spans 128 ranks, which no 64 keeps inside) */
 	uint64_t st = plan->expert_folded ? plan->etp : plan->topo.stride[DC_AXIS_DP], block;
+	if (!res) /* a caller without the estimates (the topology's own tests) */
+		return;
+	s = &res->comm.s[DC_STRAT_EP];
 	if (ep < 2 || !st || !s->in_play || !s->net_group || s->net_group->nodes < 2 || !gpn ||
 	    __builtin_mul_overflow(ep, st, &block) || block > dom || dom % block == 0)
 		return;
