@@ -16,7 +16,9 @@
  *     i mod nics_per_node (rail-optimised). The GPU-to-NIC path can cost a
  *     share of the NIC's rate (nic_path_factor: a path through a CPU socket
  *     or a shared PCIe switch); traffic between nodes under different leaf
- *     switches shares the spine, 1 / oversubscription of the leaf's rate.
+ *     switches shares the spine's uplinks, 1 / oversubscription of the
+ *     leaf's rate, as much of it as the pattern sends across
+ *     (dc_net_leaf_slowdown).
  *   - Algorithms (enum dc_net_algo): flat ring; hierarchical (intra-node
  *     reduce-scatter, inter-node over every rail in parallel, intra-node
  *     all-gather, pipelined); double binary tree; NVLS (NVLink SHARP,
@@ -290,7 +292,9 @@ void dc_net_memo_corrupt(struct dc_net_memo *m);
 double dc_net_busbw_factor(enum dc_coll_kind op, uint64_t p);
 
 /* Bandwidth one node's share of the group gets between nodes: rails x
- * NIC rate x path factor / concurrent, / oversubscription across leaves. */
+ * NIC rate x path factor / concurrent, / the spine's slowdown of a ring
+ * across leaves (dc_net_leaf_slowdown, DC_NET_LEAF_RING); other patterns
+ * scale it by their own. */
 double dc_net_node_bw(const struct dc_net *net, const struct dc_net_group *g);
 
 /* What an oversubscribed spine costs a group that crosses a leaf, as a

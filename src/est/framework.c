@@ -355,11 +355,14 @@ int dc_framework_fp8_weight_copies(const struct dc_plan *p, uint64_t params, uin
 	 * MXFP8 primary weights hold both directions in the parameter, of
 	 * which param_bytes 1 counts the row-wise data alone: the column-wise
 	 * data, 1 B a weight, and a uint8 scale per 32 weights each way
-	 * (tensor/mxfp8_tensor.py:83-94, constants.py:175), kept after each
-	 * gather (Megatron-LM's cast_master_weights_to_fp8 with
-	 * manual_post_all_gather_processing, fp8_utils.py:446-452, and
-	 * post_all_gather_processing :687-707 at d98e8a64): n + 2 ceil(n /
+	 * (tensor/mxfp8_tensor.py:83-94, constants.py:175): n + 2 ceil(n /
 	 * 32) (an FP8 trial's 70B on B200: 2.1 GiB a rank missing before).
+	 * Megatron-LM d98e8a64 gathers MXFP8 parameters in BF16 through the
+	 * gradient buffer (--reuse-grad-buf-for-mxfp8-param-ag,
+	 * param_and_grad_buffer.py:1159-1179, 302-330) and re-quantizes
+	 * them, both directions, after: the same bytes held; the gather's
+	 * own bytes are not this function's (comm prices it at param_bytes,
+	 * 1 B, where that path moves 2: not yet mended).
 	 * Under FSDP2 TE frees the column-wise cache after its use
 	 * (clear_columnwise_cache, module/linear.py:1107-1108): none */
 	if (!dc_framework_te_fp8(c) || c->training.framework != DC_FRAMEWORK_MEGATRON)
